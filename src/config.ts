@@ -1,0 +1,241 @@
+// Configuration: read from the environment once at start-up, validated, typed.
+// A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+export interface OAuthProviderConfig {
+  clientId: string
+  clientSecret: string
+  authorizeUrl?: string
+  tokenUrl?: string
+  userinfoUrl?: string
+  emailsUrl?: string
+}
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  publicUrl: string
+  frontendUrl: string
+  /** null until resolveJwtSecret() has run (it may create a file in dataDir) */
+  jwtSecret: string | null
+  corsOrigins: string[]
+  trustProxy: boolean
+  logLevel: LogLevel
+  demoCatalogue: boolean
+  /** login + register attempts per minute per client address; 0 = off */
+  authRateLimit: number
+  oauth: { a: OAuthProviderConfig | null; b: OAuthProviderConfig | null }
+  stripe: {
+    secretKey: string
+    webhookSecret: string
+    prices: { starter?: string; pro?: string; lifetime?: string }
+    apiBase?: string
+  } | null
+  paypal: {
+    clientId: string
+    clientSecret: string
+    webhookId?: string
+    apiBase: string
+    plans: { starter?: string; pro?: string }
+    certUrlPrefixes: string[]
+  } | null
+  lifetimePrice: string
+  currency: string
+  optimizer: { baseUrl: string; apiKey?: string; model: string } | null
+  smtp: { url: string; from: string } | null
+  /** argon2id cost; tests lower it, production keeps Bun's defaults */
+  passwordHash: { memoryCost?: number; timeCost?: number }
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`)
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === '' ? undefined : value
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`)
+  const value = Number(raw)
+  if (value < min || value > max) throw new ConfigError(name, `must be from ${min} to ${max} (got ${value})`)
+  return value
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true
+  if (['false', '0', 'no', 'off'].includes(raw)) return false
+  throw new ConfigError(name, `must be true or false (got "${raw}")`)
+}
+
+function url(env: Env, name: string, fallback?: string): string | undefined {
+  const raw = read(env, name) ?? fallback
+  if (raw === undefined) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(name, `must use http or https (got "${parsed.protocol}")`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (!allowed.includes(raw as T)) throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`)
+  return raw as T
+}
+
+/** Both or neither: a half-configured provider is a mistake worth stopping for. */
+function pair(env: Env, a: string, b: string): [string, string] | null {
+  const x = read(env, a)
+  const y = read(env, b)
+  if (x === undefined && y === undefined) return null
+  if (x === undefined) throw new ConfigError(a, `must be set when ${b} is set`)
+  if (y === undefined) throw new ConfigError(b, `must be set when ${a} is set`)
+  return [x, y]
+}
+
+function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null {
+  const p = `OAUTH_${letter}_`
+  const creds = pair(env, `${p}CLIENT_ID`, `${p}CLIENT_SECRET`)
+  if (!creds) return null
+  return {
+    clientId: creds[0],
+    clientSecret: creds[1],
+    authorizeUrl: url(env, `${p}AUTHORIZE_URL`),
+    tokenUrl: url(env, `${p}TOKEN_URL`),
+    userinfoUrl: url(env, `${p}USERINFO_URL`),
+    emailsUrl: url(env, `${p}EMAILS_URL`),
+  }
+}
+
+const PAYPAL_LIVE = 'https://api-m.paypal.com'
+const PAYPAL_SANDBOX = 'https://api-m.sandbox.paypal.com'
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8000, 0, 65535)
+  const publicUrl = url(env, 'PUBLIC_URL', 'http://localhost:8000')!
+  const jwtSecret = read(env, 'JWT_SECRET') ?? null
+  if (jwtSecret !== null && Buffer.byteLength(jwtSecret) < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long')
+  }
+  const lifetimePrice = read(env, 'LIFETIME_PRICE') ?? '199.00'
+  if (!/^\d+\.\d{2}$/.test(lifetimePrice)) {
+    throw new ConfigError('LIFETIME_PRICE', `must look like 199.00 (got "${lifetimePrice}")`)
+  }
+  const currency = (read(env, 'CURRENCY') ?? 'USD').toUpperCase()
+  if (!/^[A-Z]{3}$/.test(currency)) throw new ConfigError('CURRENCY', `must be a three-letter ISO 4217 code (got "${currency}")`)
+
+  const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError('CORS_ORIGINS', `"${origin}" is not an origin like https://app.example.com`)
+    }
+  }
+
+  const stripeKeys = pair(env, 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET')
+  const paypalKeys = pair(env, 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET')
+  const optimizerBase = url(env, 'OPTIMIZER_BASE_URL')
+  const smtpUrl = read(env, 'SMTP_URL')
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://')
+  }
+
+  return {
+    port,
+    host: read(env, 'HOST') ?? '0.0.0.0',
+    dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
+    publicUrl,
+    frontendUrl: url(env, 'FRONTEND_URL') ?? publicUrl,
+    jwtSecret,
+    corsOrigins,
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    demoCatalogue: boolean(env, 'DEMO_CATALOGUE', true),
+    authRateLimit: integer(env, 'AUTH_RATE_LIMIT', 10, 0, 1_000_000),
+    oauth: { a: oauthProvider(env, 'A'), b: oauthProvider(env, 'B') },
+    stripe: stripeKeys && {
+      secretKey: stripeKeys[0],
+      webhookSecret: stripeKeys[1],
+      prices: {
+        starter: read(env, 'STRIPE_PRICE_STARTER'),
+        pro: read(env, 'STRIPE_PRICE_PRO'),
+        lifetime: read(env, 'STRIPE_PRICE_LIFETIME'),
+      },
+      apiBase: url(env, 'STRIPE_API_BASE'),
+    },
+    paypal: paypalKeys && {
+      clientId: paypalKeys[0],
+      clientSecret: paypalKeys[1],
+      webhookId: read(env, 'PAYPAL_WEBHOOK_ID'),
+      apiBase: url(env, 'PAYPAL_API_BASE', PAYPAL_LIVE)!,
+      plans: { starter: read(env, 'PAYPAL_PLAN_STARTER'), pro: read(env, 'PAYPAL_PLAN_PRO') },
+      certUrlPrefixes: (read(env, 'PAYPAL_CERT_URL_PREFIXES') ?? `${PAYPAL_LIVE}/,${PAYPAL_SANDBOX}/`)
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    },
+    lifetimePrice,
+    currency,
+    optimizer: optimizerBase
+      ? {
+          baseUrl: optimizerBase,
+          apiKey: read(env, 'OPTIMIZER_API_KEY'),
+          model: read(env, 'OPTIMIZER_MODEL') ?? 'gpt-4o-mini',
+        }
+      : null,
+    smtp: smtpUrl ? { url: smtpUrl, from: read(env, 'MAIL_FROM') ?? 'promptlib <noreply@localhost>' } : null,
+    passwordHash: {},
+  }
+}
+
+export const JWT_SECRET_FILE = 'jwt-secret'
+
+/**
+ * Without JWT_SECRET, a random secret is generated once and kept in DATA_DIR (mode 0600),
+ * so tokens survive restarts. Returns the secret and whether it was just generated.
+ */
+export function resolveJwtSecret(config: Config): { secret: string; source: 'env' | 'file' | 'generated' } {
+  if (config.jwtSecret) return { secret: config.jwtSecret, source: 'env' }
+  mkdirSync(config.dataDir, { recursive: true })
+  const file = join(config.dataDir, JWT_SECRET_FILE)
+  if (existsSync(file)) {
+    const secret = readFileSync(file, 'utf8').trim()
+    if (Buffer.byteLength(secret) < 32) throw new ConfigError('JWT_SECRET', `the generated secret in ${file} is damaged; delete it or set JWT_SECRET`)
+    return { secret, source: 'file' }
+  }
+  const secret = randomBytes(48).toString('base64url')
+  // 'wx' fails if another process created the file in between; then use theirs.
+  try {
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' })
+    chmodSync(file, 0o600)
+  } catch {
+    return { secret: readFileSync(file, 'utf8').trim(), source: 'file' }
+  }
+  return { secret, source: 'generated' }
+}
