@@ -1,0 +1,79 @@
+// The bearer guard every protected route uses. A token is turned into a Principal by an
+// authenticator the composition root supplies (JWT today, PATs plug in beside it); the user's
+// tier comes from the database on every request, never from the token.
+// Routes opt in with macros: { auth: true }, { minTier: 'pro' }, { jwtOnly: true }.
+import { Elysia } from 'elysia'
+import { type Tier, tierAtLeast } from '../tiers'
+import { ProblemError, unauthorized } from './problem'
+
+export interface AuthUser {
+  id: string
+  email: string
+  name: string
+  tier: Tier
+  createdAt: Date
+}
+
+export interface Principal {
+  user: AuthUser
+  via: 'jwt' | 'pat'
+  /** the PAT's id when via === 'pat' */
+  tokenId: string | null
+}
+
+/** Resolves a bearer token or throws a ProblemError (401, or 403 for a PAT without API access). */
+export type BearerAuthenticator = (token: string) => Principal | Promise<Principal>
+
+const MAX_TOKEN_LENGTH = 4096
+
+/** The token from `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235). */
+export function bearerToken(header: string | null): string {
+  if (header === null) throw unauthorized('missing_token', 'Send an access token: Authorization: Bearer <token>.')
+  const space = header.indexOf(' ')
+  const scheme = space === -1 ? header : header.slice(0, space)
+  if (scheme.toLowerCase() !== 'bearer') {
+    throw unauthorized('missing_token', 'Only bearer tokens are accepted: Authorization: Bearer <token>.')
+  }
+  const token = space === -1 ? '' : header.slice(space + 1).trim()
+  if (token === '' || token.length > MAX_TOKEN_LENGTH || /\s/.test(token)) {
+    throw unauthorized('invalid_token', 'The bearer token is missing or malformed.')
+  }
+  return token
+}
+
+export function upgradeRequired(requiredTier: Tier): ProblemError {
+  return new ProblemError(403, 'upgrade_required', `This feature needs the ${requiredTier} tier or higher.`, {
+    required_tier: requiredTier,
+  })
+}
+
+export function authGuard(authenticate: BearerAuthenticator) {
+  const resolvePrincipal = async (request: Request) => {
+    const principal = await authenticate(bearerToken(request.headers.get('authorization')))
+    return { principal, user: principal.user }
+  }
+  // Each macro authenticates first (401), then applies its own check (403).
+  return new Elysia({ name: 'auth-guard' }).macro({
+    auth: {
+      resolve: ({ request }) => resolvePrincipal(request),
+    },
+    minTier: (tier: Tier) => ({
+      async resolve({ request }) {
+        const resolved = await resolvePrincipal(request)
+        if (!tierAtLeast(resolved.user.tier, tier)) throw upgradeRequired(tier)
+        return resolved
+      },
+    }),
+    jwtOnly: {
+      async resolve({ request }) {
+        const resolved = await resolvePrincipal(request)
+        if (resolved.principal.via !== 'jwt') {
+          throw new ProblemError(403, 'jwt_required', 'This action needs a login token (JWT); a personal access token cannot perform it.')
+        }
+        return resolved
+      },
+    },
+  })
+}
+
+export type AuthGuard = ReturnType<typeof authGuard>

@@ -1,0 +1,48 @@
+// Maps whatever reached onError to a ProblemError. Unknown errors become a bare 500:
+// their message, stack or SQL never reach the client (they are logged with the request id).
+import type { ValidationError } from 'elysia'
+import { type FieldError, notFound, ProblemError, validationFailed } from './problem'
+
+const LOCATION_LABEL: Record<string, string> = {
+  body: 'request body',
+  query: 'query string',
+  params: 'path',
+  headers: 'request headers',
+  cookie: 'cookies',
+}
+
+function fieldErrors(error: ValidationError): FieldError[] {
+  const seen = new Set<string>()
+  const out: FieldError[] = []
+  for (const issue of error.all as Array<{ path?: string; message?: string; summary?: string }>) {
+    const path = issue.path && issue.path !== 'root' ? issue.path : '/'
+    const message = issue.summary || issue.message || 'is not valid'
+    const key = path + '\0' + message
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ path, message })
+    if (out.length >= 20) break
+  }
+  return out
+}
+
+export function toProblem(code: string | number, error: unknown): ProblemError {
+  if (error instanceof ProblemError) return error
+  switch (code) {
+    case 'VALIDATION': {
+      const validation = error as ValidationError
+      const where = LOCATION_LABEL[validation.type] ?? 'request'
+      return validationFailed(fieldErrors(validation), `The ${where} is not valid.`)
+    }
+    case 'PARSE': {
+      const cause = (error as { cause?: unknown }).cause
+      if (cause instanceof ProblemError) return cause
+      return new ProblemError(400, 'malformed_json', 'The request body is missing or is not valid JSON.')
+    }
+    case 'NOT_FOUND':
+      return notFound('No such endpoint.')
+    case 'INVALID_COOKIE_SIGNATURE':
+      return new ProblemError(400, 'invalid_cookie', 'A cookie was tampered with.')
+  }
+  return new ProblemError(500, 'internal_error', 'Something went wrong on our side; the request id identifies it in the logs.')
+}

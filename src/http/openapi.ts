@@ -1,0 +1,47 @@
+// OpenAPI 3.1 generated from the route schemas, and interactive docs that work offline:
+// the Scalar page script is embedded in the binary and served from /api/docs/scalar.js
+// instead of the CDN the plugin uses by default.
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+// Must come after the plugin: it undoes the plugin's slow global format checks.
+import './formats'
+// The package's exports hide this file, so it is imported by path; Bun embeds it when compiling.
+import scalarScript from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' }
+import { VERSION } from '../version'
+
+const SPEC_PATH = '/api/openapi.json'
+const SCRIPT_PATH = '/api/docs/scalar.js'
+
+const DESCRIPTION = `Self-hosted prompt library: accounts, catalogue, favorites, prompt optimizer, subscriptions.
+
+Errors are RFC 9457 problem details (application/problem+json) with a stable \`code\`.
+Authenticate with \`Authorization: Bearer <JWT or personal access token>\`.`
+
+export function apiDocs() {
+  return new Elysia({ name: 'api-docs' })
+    .use(
+      openapi({
+        path: '/api/docs',
+        specPath: SPEC_PATH,
+        provider: 'scalar',
+        // The plugin's type wants Scalar's full configuration; these two keys are all it needs.
+        scalar: { cdn: SCRIPT_PATH, url: SPEC_PATH } as never,
+        exclude: { paths: ['/api/docs', SPEC_PATH, SCRIPT_PATH], staticFile: true },
+        documentation: {
+          info: { title: 'promptlib API', version: VERSION, description: DESCRIPTION },
+          tags: [
+            { name: 'accounts', description: 'Registration, login, the current user' },
+            { name: 'operations', description: 'Health and documentation' },
+          ],
+          components: {
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', description: 'A JWT from login/register, or a personal access token (plib_pat_…)' },
+            },
+          },
+        },
+      }),
+    )
+    .get(SCRIPT_PATH, () => new Response(Bun.file(scalarScript), {
+      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
+    }), { detail: { hide: true } })
+}

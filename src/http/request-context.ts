@@ -1,0 +1,52 @@
+// Per-request facts every layer may need: the request id, the client address, the start time.
+// Kept in a WeakMap keyed by the Request, so nothing leaks past the request's life.
+import type { Server } from 'bun'
+
+export interface RequestInfo {
+  id: string
+  startedAt: number
+  /** the client address, worked out lazily (most requests never ask) */
+  clientAddress(): string
+}
+
+const infos = new WeakMap<Request, RequestInfo>()
+
+const INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+export function requestIdFor(request: Request): string {
+  const incoming = request.headers.get('x-request-id')
+  return incoming !== null && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID()
+}
+
+type AnyServer = Pick<Server<unknown>, 'requestIP'> | null | undefined
+
+/**
+ * With TRUST_PROXY the address is the right-most entry of X-Forwarded-For: the one our own
+ * proxy appended. Left-most entries are whatever the client claimed, so they are never used.
+ */
+export function clientAddressOf(request: Request, server: AnyServer, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')
+    if (forwarded) {
+      const last = forwarded.slice(forwarded.lastIndexOf(',') + 1).trim()
+      if (last && last.length <= 64) return last
+    }
+  }
+  return server?.requestIP(request)?.address ?? 'unknown'
+}
+
+export function beginRequest(request: Request, server: AnyServer, trustProxy: boolean): RequestInfo {
+  let address: string | undefined
+  const info: RequestInfo = {
+    id: requestIdFor(request),
+    startedAt: performance.now(),
+    clientAddress: () => (address ??= clientAddressOf(request, server, trustProxy)),
+  }
+  infos.set(request, info)
+  return info
+}
+
+/** The info recorded at the start of this request (a fallback for requests that skipped it). */
+export function requestInfo(request: Request): RequestInfo {
+  return infos.get(request) ?? beginRequest(request, null, false)
+}

@@ -1,0 +1,53 @@
+// Schemas shared by many routes: the problem body, pagination, common responses.
+import { Type, type IntegerOptions } from '@sinclair/typebox'
+import { t, type TSchema } from 'elysia'
+import { TIERS } from '../tiers'
+
+/**
+ * A strict JSON integer. Elysia's t.Integer also accepts numeric strings (it is meant for query
+ * strings): in a JSON body "90" is a type error, and in a response the coercion costs time.
+ */
+export const Int = (options?: IntegerOptions) => Type.Integer(options)
+
+export const ProblemSchema = t.Object(
+  {
+    type: t.String({ examples: ['about:blank'] }),
+    title: t.String(),
+    status: Int(),
+    code: t.String({ description: 'stable machine-readable snake_case code' }),
+    detail: t.String(),
+    errors: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
+  },
+  { additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
+)
+
+/** Problem responses for the OpenAPI document, by status. */
+export function problems<const S extends number>(...statuses: S[]): Record<S, typeof ProblemSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ProblemSchema])) as Record<S, typeof ProblemSchema>
+}
+
+export const TierSchema = t.UnionEnum(TIERS)
+
+/** A JSON object that refuses unknown properties (a typo is an error, not silently ignored). */
+export function strictObject<T extends Record<string, TSchema>>(properties: T, options: { description?: string } = {}) {
+  return t.Object(properties, { additionalProperties: false, ...options })
+}
+
+export const PaginationQuery = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: '1–100, default 20' })),
+  offset: t.Optional(t.Integer({ minimum: 0, default: 0, description: '≥ 0, default 0' })),
+}
+
+export function paginated<T extends TSchema>(item: T) {
+  return t.Object({ items: t.Array(item), total: Int(), limit: Int(), offset: Int() })
+}
+
+export const NO_STORE = { 'cache-control': 'no-store' } as const
+
+/**
+ * Route options for a JSON request body. The global parser in body.ts does the parsing (it runs
+ * first); `parse: 'json'` is what tells the OpenAPI generator the body is application/json.
+ */
+export function jsonBody<T extends TSchema>(schema: T) {
+  return { parse: 'json' as const, body: schema }
+}
