@@ -1,0 +1,70 @@
+// The command line (contract section 11): the same entry point behind `bun run cli` and the binary.
+import { ConfigError, loadConfig } from '../config'
+import { runMigrations } from '../db/migrate'
+import { createLogger } from '../log'
+import { VERSION } from '../version'
+import { type CliContext, openMigratedDatabase, UsageError } from './context'
+import { serve } from './serve'
+import { USER_USAGE, userCommand } from './user'
+import { join } from 'node:path'
+import { DATABASE_FILE, openDatabase } from '../db/client'
+
+const HELP = `promptlib ${VERSION}: a self-hosted prompt library
+
+usage:
+  promptlib [serve]                    start the HTTP server (default)
+  promptlib migrate                    apply database migrations and exit
+${USER_USAGE.replace(/^/gm, '  ')}
+  promptlib help | --version
+
+Configuration comes from environment variables and ./.env (see .env.example).`
+
+type Command = (args: string[], ctx: CliContext) => Promise<number>
+
+const COMMANDS: Record<string, Command> = {
+  async serve(args, ctx) {
+    if (args.length > 0) throw new UsageError('usage: promptlib serve')
+    await serve(ctx.config, ctx.log)
+    return -1 // keeps running
+  },
+  async migrate(_args, ctx) {
+    const db = openDatabase(join(ctx.config.dataDir, DATABASE_FILE))
+    const applied = runMigrations(db)
+    db.$client.close()
+    ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
+    return 0
+  },
+  user: userCommand,
+}
+
+export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'> = { out: console.log, err: console.error }): Promise<number> {
+  const [name = 'serve', ...args] = argv
+  if (name === 'help' || name === '--help' || name === '-h') {
+    io.out(HELP)
+    return 0
+  }
+  if (name === '--version' || name === 'version') {
+    io.out(VERSION)
+    return 0
+  }
+  const command = COMMANDS[name]
+  if (!command) {
+    io.err(`promptlib: unknown command "${name}"\n\n${HELP}`)
+    return 2
+  }
+  try {
+    const config = loadConfig(process.env)
+    const log = createLogger(config.logLevel)
+    return await command(args, { config, log, ...io })
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`promptlib: invalid configuration: ${error.message}`)
+      return 1
+    }
+    if (error instanceof UsageError) {
+      io.err(error.message)
+      return 2
+    }
+    throw error
+  }
+}

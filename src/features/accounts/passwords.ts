@@ -1,0 +1,57 @@
+// Password policy (contract section 3) and hashing. 8–128 characters, no composition rules,
+// not the e-mail, not on the shipped list of common passwords.
+import commonPasswordsText from './common-passwords.txt' with { type: 'text' }
+import { ProblemError } from '../../http/problem'
+
+export const PASSWORD_MIN = 8
+export const PASSWORD_MAX = 128
+
+let commonPasswords: Set<string> | undefined
+function isCommon(password: string): boolean {
+  commonPasswords ??= new Set(commonPasswordsText.split('\n').filter((line) => line && !line.startsWith('#')))
+  return commonPasswords.has(password.toLowerCase())
+}
+
+/** Returns why the password is refused, or null when it is acceptable. */
+export function passwordProblem(password: string, email: string): string | null {
+  const length = [...password].length
+  if (length < PASSWORD_MIN) return `The password must be at least ${PASSWORD_MIN} characters long.`
+  if (length > PASSWORD_MAX) return `The password must be at most ${PASSWORD_MAX} characters long.`
+  if (password.trim().toLowerCase() === email.trim().toLowerCase()) return 'The password must not be your e-mail address.'
+  if (isCommon(password)) return 'This password is on the list of the most common passwords; choose another.'
+  return null
+}
+
+export function assertStrongPassword(password: string, email: string, field = '/password'): void {
+  const problem = passwordProblem(password, email)
+  if (problem) throw new ProblemError(422, 'weak_password', problem, { errors: [{ path: field, message: problem }] })
+}
+
+export interface HashCost {
+  memoryCost?: number
+  timeCost?: number
+}
+
+export class PasswordHasher {
+  private dummyHash: Promise<string> | undefined
+
+  constructor(private readonly cost: HashCost = {}) {}
+
+  hash(password: string): Promise<string> {
+    return Bun.password.hash(password, { algorithm: 'argon2id', ...this.cost })
+  }
+
+  verify(password: string, hash: string): Promise<boolean> {
+    return Bun.password.verify(password, hash).catch(() => false)
+  }
+
+  /**
+   * For unknown e-mails: spend the same time as a real verification so a login failure
+   * does not tell whether the address has an account.
+   */
+  async verifyAgainstDummy(password: string): Promise<false> {
+    this.dummyHash ??= this.hash('promptlib dummy password for timing equality')
+    await this.verify(password, await this.dummyHash)
+    return false
+  }
+}
