@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'bun:test'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError, loadConfig, resolveJwtSecret } from '../src/config'
+import { tempDir } from './support/app'
+
+describe('loadConfig', () => {
+  test('embedded defaults', () => {
+    const c = loadConfig({})
+    expect(c).toMatchObject({
+      port: 8000,
+      host: '0.0.0.0',
+      publicUrl: 'http://localhost:8000',
+      frontendUrl: 'http://localhost:8000',
+      jwtSecret: null,
+      corsOrigins: [],
+      trustProxy: false,
+      logLevel: 'info',
+      demoCatalogue: true,
+      authRateLimit: 10,
+      oauth: { a: null, b: null },
+      stripe: null,
+      paypal: null,
+      lifetimePrice: '199.00',
+      currency: 'USD',
+      optimizer: null,
+      smtp: null,
+    })
+    expect(c.dataDir).toEndWith('/data')
+  })
+
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['TRUST_PROXY', 'maybe'],
+    ['LOG_LEVEL', 'verbose'],
+    ['AUTH_RATE_LIMIT', '-1'],
+    ['JWT_SECRET', 'too-short'],
+    ['PUBLIC_URL', 'not a url'],
+    ['FRONTEND_URL', 'ftp://example.com'],
+    ['CORS_ORIGINS', 'https://ok.example.com,not an origin'],
+    ['LIFETIME_PRICE', '199'],
+    ['CURRENCY', 'dollars'],
+    ['OPTIMIZER_BASE_URL', 'localhost:9999'],
+    ['SMTP_URL', 'http://mail.example.com'],
+  ])('a bad %s names the variable', (name, value) => {
+    let error: unknown
+    try {
+      loadConfig({ [name]: value })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as ConfigError).variable).toBe(name)
+    expect((error as Error).message).toStartWith(`${name}: `)
+  })
+
+  test('half a provider is an error naming the missing half', () => {
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow('STRIPE_WEBHOOK_SECRET')
+    expect(() => loadConfig({ OAUTH_B_CLIENT_SECRET: 's' })).toThrow('OAUTH_B_CLIENT_ID')
+  })
+
+  test('providers are read when configured', () => {
+    const c = loadConfig({
+      OAUTH_A_CLIENT_ID: 'id',
+      OAUTH_A_CLIENT_SECRET: 'secret',
+      OAUTH_A_TOKEN_URL: 'http://127.0.0.1:9000/token/',
+      PAYPAL_CLIENT_ID: 'p',
+      PAYPAL_CLIENT_SECRET: 'q',
+      OPTIMIZER_BASE_URL: 'http://127.0.0.1:9999/v1',
+      CORS_ORIGINS: 'https://a.example.com, https://b.example.com',
+    })
+    expect(c.oauth.a).toMatchObject({ clientId: 'id', tokenUrl: 'http://127.0.0.1:9000/token' })
+    expect(c.paypal?.certUrlPrefixes).toEqual(['https://api-m.paypal.com/', 'https://api-m.sandbox.paypal.com/'])
+    expect(c.optimizer).toEqual({ baseUrl: 'http://127.0.0.1:9999/v1', apiKey: undefined, model: 'gpt-4o-mini' })
+    expect(c.corsOrigins).toEqual(['https://a.example.com', 'https://b.example.com'])
+  })
+})
+
+describe('resolveJwtSecret', () => {
+  test('without JWT_SECRET: generated once, mode 0600, reused after a restart', () => {
+    const dir = join(tempDir(), 'nested', 'data')
+    const config = loadConfig({ DATA_DIR: dir })
+    const first = resolveJwtSecret(config)
+    expect(first.source).toBe('generated')
+    expect(first.secret.length).toBeGreaterThanOrEqual(32)
+    expect(statSync(join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600)
+    const second = resolveJwtSecret(loadConfig({ DATA_DIR: dir }))
+    expect(second).toEqual({ secret: first.secret, source: 'file' })
+  })
+
+  test('JWT_SECRET wins and writes nothing', () => {
+    const dir = tempDir()
+    const secret = 's'.repeat(40)
+    expect(resolveJwtSecret(loadConfig({ DATA_DIR: dir, JWT_SECRET: secret }))).toEqual({ secret, source: 'env' })
+    expect(() => statSync(join(dir, 'jwt-secret'))).toThrow()
+  })
+})

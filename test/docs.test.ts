@@ -1,0 +1,62 @@
+// /api/health, the OpenAPI document generated from the route schemas, and offline docs.
+import { describe, expect, test } from 'bun:test'
+import { makeTestApp, json } from './support/app'
+
+const t = makeTestApp()
+
+describe('GET /api/health', () => {
+  test('status, version and database', async () => {
+    const res = await t.request('/api/health')
+    expect(res.status).toBe(200)
+    expect(await json(res)).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), db: 'ok' })
+  })
+
+  test('503 when the database is unusable', async () => {
+    const broken = makeTestApp()
+    broken.db.$client.close()
+    const res = await broken.request('/api/health')
+    expect(res.status).toBe(503)
+    expect(await json(res)).toMatchObject({ status: 'error', db: 'error' })
+  })
+})
+
+describe('OpenAPI', () => {
+  test('a 3.1 document with every route, request and response schemas, and the bearer scheme', async () => {
+    const res = await t.request('/api/openapi.json')
+    expect(res.status).toBe(200)
+    const doc = await json(res)
+    expect(doc.openapi).toStartWith('3.1')
+    expect(doc.info.title).toBe('promptlib API')
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+    for (const [path, method] of [
+      ['/api/auth/register', 'post'],
+      ['/api/auth/login', 'post'],
+      ['/api/user/me', 'get'],
+      ['/api/user/me', 'delete'],
+      ['/api/user/password', 'post'],
+      ['/api/health', 'get'],
+    ] as const) {
+      const op = doc.paths[path]?.[method]
+      expect(op, `${method} ${path}`).toBeDefined()
+      expect(Object.keys(op.responses).length).toBeGreaterThan(0)
+    }
+    const register = doc.paths['/api/auth/register'].post
+    expect(register.requestBody.content['application/json'].schema.required).toEqual(['email', 'password', 'name'])
+    expect(register.responses['201']).toBeDefined()
+    expect(register.responses['409']).toBeDefined()
+    expect(doc.paths['/api/docs']).toBeUndefined()
+  })
+})
+
+describe('interactive docs', () => {
+  test('the page loads its script from this server, not a CDN', async () => {
+    const page = await (await t.request('/api/docs')).text()
+    expect(page).toContain('/api/docs/scalar.js')
+    expect(page).toContain('/api/openapi.json')
+    expect(page).not.toMatch(/https?:\/\/(cdn|unpkg|fonts)/)
+    const script = await t.request('/api/docs/scalar.js')
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toContain('javascript')
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+  })
+})

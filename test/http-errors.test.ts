@@ -1,0 +1,132 @@
+// The one error shape (contract section 2) for everything a client can get wrong, and the
+// request id on every response.
+import { describe, expect, test } from 'bun:test'
+import { makeTestApp, problem, uniqueEmail, GOOD_PASSWORD } from './support/app'
+
+const t = makeTestApp()
+// A route that fails unexpectedly, to see what a 500 looks like (mounted after the plumbing,
+// like every feature).
+t.app.get('/api/test-only/boom', () => {
+  throw new Error('SELECT * FROM users WHERE secret at /srv/promptlib/src/db.ts:42')
+})
+
+const post = (body: string | Uint8Array | null, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  t.request('/api/auth/register', { method: 'POST', body, headers })
+
+describe('error shape', () => {
+  test('unknown route → 404 not_found problem', async () => {
+    const res = await t.request('/api/does-not-exist')
+    const body = await problem(res, 404, 'not_found')
+    expect(body.type).toBe('about:blank')
+    expect(body.title).toBe('Not Found')
+    expect(body.status).toBe(404)
+  })
+
+  test('unknown route outside /api → 404 problem too', async () => {
+    await problem(await t.request('/nothing/here'), 404, 'not_found')
+  })
+
+  test('malformed JSON → 400 malformed_json', async () => {
+    await problem(await post('{"email": "a@b.c",'), 400, 'malformed_json')
+  })
+
+  test('empty body → 400 malformed_json', async () => {
+    await problem(await post(''), 400, 'malformed_json')
+  })
+
+  test('invalid UTF-8 → 400 malformed_json', async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]) // {"a":"\xff\xfe"}
+    const body = await problem(await post(bytes), 400, 'malformed_json')
+    expect(String(body.detail)).toContain('UTF-8')
+  })
+
+  test('a JSON array instead of an object → 422 validation_failed', async () => {
+    const body = await problem(await post('[1,2,3]'), 422, 'validation_failed')
+    expect(Array.isArray(body.errors)).toBe(true)
+  })
+
+  test('JSON null and a bare string → 422', async () => {
+    await problem(await post('null'), 422, 'validation_failed')
+    await problem(await post('"hello"'), 422, 'validation_failed')
+  })
+
+  test('wrong content type → 415 unsupported_media_type', async () => {
+    const res = await post(JSON.stringify({ email: uniqueEmail(), password: GOOD_PASSWORD, name: 'x' }), { 'content-type': 'text/plain' })
+    await problem(res, 415, 'unsupported_media_type')
+    const form = await post('email=a%40b.c', { 'content-type': 'application/x-www-form-urlencoded' })
+    await problem(form, 415, 'unsupported_media_type')
+  })
+
+  test('body over 1 MiB → 413 payload_too_large, before anything is stored', async () => {
+    const email = uniqueEmail()
+    const huge = JSON.stringify({ email, password: GOOD_PASSWORD, name: 'x'.repeat(1024 * 1024) })
+    await problem(await post(huge), 413, 'payload_too_large')
+    const login = await t.request('/api/auth/login', { method: 'POST', json: { email, password: GOOD_PASSWORD } })
+    await problem(login, 401, 'invalid_credentials')
+  })
+
+  test('body over 1 MiB without Content-Length (chunked) → 413', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 20) return controller.close()
+        sent++
+        controller.enqueue(chunk)
+      },
+    })
+    const res = await t.app.handle(
+      new Request('http://localhost/api/auth/register', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }),
+    )
+    await problem(res, 413, 'payload_too_large')
+  })
+
+  test('unexpected exception → 500 internal_error, nothing internal in the body, logged with the request id', async () => {
+    const res = await t.request('/api/test-only/boom', { headers: { 'x-request-id': 'boom-request-1' } })
+    const text = await res.clone().text()
+    await problem(res, 500, 'internal_error')
+    for (const leak of ['SELECT', 'secret', '/srv/', 'db.ts', 'at ']) expect(text).not.toContain(leak)
+    const logged = t.log.lines().find((l) => l.msg === 'unhandled error' && l.request_id === 'boom-request-1')
+    expect(logged).toBeDefined()
+  })
+})
+
+describe('X-Request-Id', () => {
+  test('generated when absent, on success and on errors', async () => {
+    const ok = await t.request('/api/health')
+    const err = await t.request('/api/nope')
+    expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(err.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(ok.headers.get('x-request-id')).not.toBe(err.headers.get('x-request-id'))
+  })
+
+  test('a valid incoming id is echoed', async () => {
+    const res = await t.request('/api/health', { headers: { 'x-request-id': 'abc.DEF_123-xyz' } })
+    expect(res.headers.get('x-request-id')).toBe('abc.DEF_123-xyz')
+  })
+
+  test('an invalid incoming id is replaced', async () => {
+    for (const bad of ['has space', 'x'.repeat(129), 'semi;colon', '<script>']) {
+      const res = await t.request('/api/health', { headers: { 'x-request-id': bad } })
+      expect(res.headers.get('x-request-id')).not.toBe(bad)
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    }
+  })
+})
+
+describe('access log', () => {
+  test('one JSON line per request with method, route, status, duration and request id', async () => {
+    await t.request('/api/health', { headers: { 'x-request-id': 'log-check-1' } })
+    await Bun.sleep(5) // the line is written after the response
+    const line = t.log.lines().find((l) => l.msg === 'request' && l.request_id === 'log-check-1')
+    expect(line).toMatchObject({ method: 'GET', route: '/api/health', status: 200, level: 'info' })
+    expect(typeof line!.duration_ms).toBe('number')
+  })
+})
+
+describe('requests without a body', () => {
+  test('a POST with no body and no content type → 400 malformed_json (not 415, not 500)', async () => {
+    const res = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST' }))
+    await problem(res, 400, 'malformed_json')
+  })
+})

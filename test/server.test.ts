@@ -1,0 +1,61 @@
+// The real server process: start on an empty data directory, logs, graceful shutdown.
+import { describe, expect, test } from 'bun:test'
+import { existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { startServer } from './support/process'
+import { tempDir, GOOD_PASSWORD } from './support/app'
+
+describe('promptlib serve', () => {
+  test('starts on an empty data directory, creates its database and secret, serves', async () => {
+    const dir = join(tempDir(), 'fresh')
+    const server = await startServer({ DATA_DIR: dir, JWT_SECRET: '' })
+    try {
+      const res = await fetch(`${server.url}/api/health`)
+      expect(await res.json()).toMatchObject({ status: 'ok', db: 'ok' })
+      expect(res.headers.get('x-request-id')).toBeTruthy()
+      expect(existsSync(join(dir, 'promptlib.db'))).toBe(true)
+      expect(statSync(join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600)
+    } finally {
+      server.kill()
+      await server.exited
+    }
+    expect(server.output()).toContain('JWT_SECRET is not set')
+  })
+
+  test('one JSON log line per request; no password or token in the output', async () => {
+    const server = await startServer({ DATA_DIR: tempDir(), AUTH_RATE_LIMIT: '0' })
+    const password = 'server log check passphrase'
+    const res = await fetch(`${server.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'server-log-1' },
+      body: JSON.stringify({ email: 'log@example.com', password, name: 'Log' }),
+    })
+    const { access_token } = (await res.json()) as { access_token: string }
+    await fetch(`${server.url}/api/user/me?secret=query-value`, { headers: { authorization: `Bearer ${access_token}` } })
+    server.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+    const lines = server.output().trim().split('\n').map((l) => JSON.parse(l))
+    const requests = lines.filter((l) => l.msg === 'request')
+    expect(requests.find((l) => l.request_id === 'server-log-1')).toMatchObject({ method: 'POST', route: '/api/auth/register', status: 201 })
+    expect(requests.find((l) => l.route === '/api/user/me')).toMatchObject({ method: 'GET', status: 200 })
+    const out = server.output()
+    for (const secret of [password, access_token, 'query-value']) expect(out).not.toContain(secret)
+  })
+
+  test('SIGTERM: in-flight requests finish, then the process exits 0', async () => {
+    // default argon2 cost: a registration takes long enough to be in flight when the signal lands
+    const server = await startServer({ DATA_DIR: tempDir(), AUTH_RATE_LIMIT: '0' })
+    const inflight = fetch(`${server.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'slow@example.com', password: GOOD_PASSWORD, name: 'Slow' }),
+    })
+    await Bun.sleep(30)
+    server.kill('SIGTERM')
+    const res = await inflight
+    expect(res.status).toBe(201)
+    expect(await server.exited).toBe(0)
+    expect(server.output()).toContain('"msg":"stopped"')
+    await expect(fetch(`${server.url}/api/health`)).rejects.toThrow()
+  })
+})

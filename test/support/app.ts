@@ -1,0 +1,109 @@
+// A real app on a real SQLite file in a fresh temporary directory, driven through
+// app.handle(new Request(...)) exactly as a client would call it.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../../src/app'
+import { type Config, loadConfig } from '../../src/config'
+import { DATABASE_FILE, type Db, openDatabase } from '../../src/db/client'
+import { runMigrations } from '../../src/db/migrate'
+import { createMemoryLogger } from '../../src/log'
+
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789'
+
+/** argon2id with small costs: tests hash hundreds of passwords. Verification reads the cost from the hash. */
+export const CHEAP_HASH = { memoryCost: 1024, timeCost: 1 }
+
+export function tempDir(prefix = 'promptlib-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>
+  db: Db
+  config: Config
+  log: ReturnType<typeof createMemoryLogger>
+  dataDir: string
+  request(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>
+}
+
+export function makeTestApp(env: Record<string, string> = {}, overrides: Partial<Config> = {}): TestApp {
+  const dataDir = tempDir()
+  const config = { ...loadConfig({ DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', ...env }), passwordHash: CHEAP_HASH, ...overrides }
+  const db = openDatabase(join(dataDir, DATABASE_FILE))
+  runMigrations(db)
+  const log = createMemoryLogger('debug')
+  const app = createApp({ config, db, log, jwtSecret: TEST_JWT_SECRET })
+  return {
+    app,
+    db,
+    config,
+    log,
+    dataDir,
+    request(path, init = {}) {
+      const { json, token, ...rest } = init
+      const headers = new Headers(rest.headers)
+      if (json !== undefined) headers.set('content-type', 'application/json')
+      if (token) headers.set('authorization', `Bearer ${token}`)
+      return app.handle(
+        new Request(`http://localhost${path}`, {
+          ...rest,
+          headers,
+          body: json !== undefined ? JSON.stringify(json) : rest.body,
+        }),
+      )
+    },
+  }
+}
+
+let counter = 0
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${Date.now().toString(36)}-${counter++}@example.com`
+}
+
+export const GOOD_PASSWORD = 'a sufficiently long passphrase'
+
+export interface Registered {
+  token: string
+  user: { id: string; email: string; name: string; tier: string }
+  email: string
+  password: string
+}
+
+export async function register(t: TestApp, overrides: { email?: string; password?: string; name?: string; ip?: string } = {}): Promise<Registered> {
+  const email = overrides.email ?? uniqueEmail()
+  const password = overrides.password ?? GOOD_PASSWORD
+  const res = await t.request('/api/auth/register', {
+    method: 'POST',
+    json: { email, password, name: overrides.name ?? 'Test User' },
+    headers: overrides.ip ? { 'x-forwarded-for': overrides.ip } : {},
+  })
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`)
+  const body = (await res.json()) as { access_token: string; user: Registered['user'] }
+  return { token: body.access_token, user: body.user, email, password }
+}
+
+/** The parsed JSON body, typed loosely for assertions. */
+// biome-ignore lint: tests inspect arbitrary JSON
+export const json = (res: Response): Promise<any> => res.json()
+
+/** Asserts the contract's error shape and returns the body. */
+export async function problem(res: Response, status: number, code: string): Promise<Record<string, unknown>> {
+  const text = await res.text()
+  let body: Record<string, unknown>
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new Error(`expected problem+json ${status} ${code}, got ${res.status}: ${text.slice(0, 300)}`)
+  }
+  if (res.status !== status || body.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body).slice(0, 500)}`)
+  }
+  if (!res.headers.get('content-type')?.startsWith('application/problem+json')) {
+    throw new Error(`expected application/problem+json, got ${res.headers.get('content-type')}`)
+  }
+  for (const key of ['type', 'title', 'status', 'code', 'detail']) {
+    if (!(key in body)) throw new Error(`problem body lacks ${key}: ${text}`)
+  }
+  return body
+}

@@ -1,0 +1,52 @@
+// Real processes: the CLI and a listening server on a free loopback port.
+import { spawn, spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '..', '..')
+const MAIN = join(ROOT, 'src', 'main.ts')
+
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+export function cli(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', cwd: ROOT })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+export interface ServerProcess {
+  url: string
+  output: () => string
+  exited: Promise<number | null>
+  kill(signal?: NodeJS.Signals): void
+}
+
+/** Starts `promptlib serve` (or a given binary) and waits until /api/health answers. */
+export async function startServer(env: Record<string, string>, command = [process.execPath, MAIN, 'serve']): Promise<ServerProcess> {
+  const port = freePort()
+  const child = spawn(command[0]!, command.slice(1), {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    cwd: env.CWD ?? ROOT,
+  })
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${output}`)
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) break
+    } catch {}
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server did not start: ${output}`)
+    }
+    await Bun.sleep(25)
+  }
+  return { url, output: () => output, exited, kill: (signal = 'SIGTERM') => void child.kill(signal) }
+}
