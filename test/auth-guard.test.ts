@@ -18,7 +18,8 @@ t.app.use(
   new Elysia()
     .use(authGuard((token) => accounts.authenticateJwt(token)))
     .get('/api/test-only/pro', ({ user }) => ({ tier: user.tier }), { minTier: 'pro' })
-    .get('/api/test-only/jwt', ({ principal }) => ({ via: principal.via }), { jwtOnly: true }),
+    .get('/api/test-only/jwt', ({ principal }) => ({ via: principal.via }), { jwtOnly: true })
+    .get('/api/test-only/optional', ({ user }) => ({ user: user?.id ?? null }), { optionalAuth: true }),
 )
 
 const me = (headers: Record<string, string>) => t.request('/api/user/me', { headers })
@@ -109,6 +110,14 @@ describe('macros', () => {
     expect(await json(await t.request('/api/test-only/pro', { token }))).toEqual({ tier: 'pro' })
     accounts.setTier(email, 'lifetime')
     expect(await json(await t.request('/api/test-only/pro', { token }))).toEqual({ tier: 'lifetime' })
+  })
+
+  test('optionalAuth: anonymous → null user; a valid token → the user; a bad token → 401, not anonymous', async () => {
+    expect(await json(await t.request('/api/test-only/optional'))).toEqual({ user: null })
+    const { token, user } = await register(t)
+    expect(await json(await t.request('/api/test-only/optional', { token }))).toEqual({ user: user.id })
+    await problem(await t.request('/api/test-only/optional', { token: 'garbage' }), 401, 'invalid_token')
+    await problem(await t.request('/api/test-only/optional', { headers: { authorization: 'Basic eDp5' } }), 401, 'missing_token')
   })
 
   test('jwtOnly: a JWT passes', async () => {

@@ -1,7 +1,7 @@
 // The bearer guard every protected route uses. A token is turned into a Principal by an
 // authenticator the composition root supplies (JWT today, PATs plug in beside it); the user's
 // tier comes from the database on every request, never from the token.
-// Routes opt in with macros: { auth: true }, { minTier: 'pro' }, { jwtOnly: true }.
+// Routes opt in with macros: { auth: true }, { optionalAuth: true }, { minTier: 'pro' }, { jwtOnly: true }.
 import { Elysia } from 'elysia'
 import { type Tier, tierAtLeast } from '../tiers'
 import { ProblemError, unauthorized } from './problem'
@@ -56,6 +56,17 @@ export function authGuard(authenticate: BearerAuthenticator) {
   return new Elysia({ name: 'auth-guard' }).macro({
     auth: {
       resolve: ({ request }) => resolvePrincipal(request),
+    },
+    /**
+     * For endpoints anonymous callers may use too: no Authorization header → principal null;
+     * a header that is present must be valid (a bad token is a 401, never silently anonymous).
+     */
+    optionalAuth: {
+      async resolve({ request }) {
+        if (!request.headers.has('authorization')) return { principal: null as Principal | null, user: null as AuthUser | null }
+        const resolved = await resolvePrincipal(request)
+        return { principal: resolved.principal as Principal | null, user: resolved.user as AuthUser | null }
+      },
     },
     minTier: (tier: Tier) => ({
       async resolve({ request }) {
