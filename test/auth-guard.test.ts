@@ -87,6 +87,19 @@ describe('401 answers', () => {
   })
 })
 
+describe('order of checks', () => {
+  test('authentication comes before validation: no token + a bad body → 401, not 422', async () => {
+    const res = await t.request('/api/user/password', { method: 'POST', json: { bogus: 1 } })
+    await problem(res, 401, 'missing_token')
+  })
+
+  test('validation errors list each field once', async () => {
+    const { token } = await register(t)
+    const body = await problem(await t.request('/api/user/password', { method: 'POST', token, json: { bogus: 1 } }), 422, 'validation_failed')
+    expect((body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(['/bogus', '/current_password', '/new_password'])
+  })
+})
+
 describe('fresh tier', () => {
   test('a tier change shows on the next request with the same token', async () => {
     const { token, email } = await register(t)

@@ -48,41 +48,50 @@ export function upgradeRequired(requiredTier: Tier): ProblemError {
 }
 
 export function authGuard(authenticate: BearerAuthenticator) {
-  const resolvePrincipal = async (request: Request) => {
+  // Authentication and permission checks run in the transform phase, before the request is
+  // validated: a caller without the right credentials gets 401/403, never a 422 that reveals
+  // the endpoint's schema. The resolve phase then hands the principal to the handler.
+  const principals = new WeakMap<Request, Principal | null>()
+
+  const check = (extra?: (p: Principal) => void) => async ({ request }: { request: Request }) => {
     const principal = await authenticate(bearerToken(request.headers.get('authorization')))
+    extra?.(principal)
+    principals.set(request, principal)
+  }
+  const resolved = ({ request }: { request: Request }) => {
+    const principal = principals.get(request)
+    if (!principal) throw unauthorized('missing_token', 'Send an access token: Authorization: Bearer <token>.')
     return { principal, user: principal.user }
   }
-  // Each macro authenticates first (401), then applies its own check (403).
+
   return new Elysia({ name: 'auth-guard' }).macro({
-    auth: {
-      resolve: ({ request }) => resolvePrincipal(request),
-    },
+    auth: { transform: check(), resolve: resolved },
     /**
      * For endpoints anonymous callers may use too: no Authorization header → principal null;
      * a header that is present must be valid (a bad token is a 401, never silently anonymous).
      */
     optionalAuth: {
-      async resolve({ request }) {
-        if (!request.headers.has('authorization')) return { principal: null as Principal | null, user: null as AuthUser | null }
-        const resolved = await resolvePrincipal(request)
-        return { principal: resolved.principal as Principal | null, user: resolved.user as AuthUser | null }
+      async transform({ request }) {
+        principals.set(request, request.headers.has('authorization') ? await authenticate(bearerToken(request.headers.get('authorization'))) : null)
+      },
+      resolve({ request }) {
+        const principal = principals.get(request) ?? null
+        return { principal, user: principal?.user ?? null }
       },
     },
     minTier: (tier: Tier) => ({
-      async resolve({ request }) {
-        const resolved = await resolvePrincipal(request)
-        if (!tierAtLeast(resolved.user.tier, tier)) throw upgradeRequired(tier)
-        return resolved
-      },
+      transform: check((p) => {
+        if (!tierAtLeast(p.user.tier, tier)) throw upgradeRequired(tier)
+      }),
+      resolve: resolved,
     }),
     jwtOnly: {
-      async resolve({ request }) {
-        const resolved = await resolvePrincipal(request)
-        if (resolved.principal.via !== 'jwt') {
+      transform: check((p) => {
+        if (p.via !== 'jwt') {
           throw new ProblemError(403, 'jwt_required', 'This action needs a login token (JWT); a personal access token cannot perform it.')
         }
-        return resolved
-      },
+      }),
+      resolve: resolved,
     },
   })
 }

@@ -12,15 +12,14 @@ const LOCATION_LABEL: Record<string, string> = {
 }
 
 function fieldErrors(error: ValidationError): FieldError[] {
+  // One entry per field: TypeBox reports a missing property twice (missing, and not a string).
   const seen = new Set<string>()
   const out: FieldError[] = []
   for (const issue of error.all as Array<{ path?: string; message?: string; summary?: string }>) {
     const path = issue.path && issue.path !== 'root' ? issue.path : '/'
-    const message = issue.summary || issue.message || 'is not valid'
-    const key = path + '\0' + message
-    if (seen.has(key)) continue
-    seen.add(key)
-    out.push({ path, message })
+    if (seen.has(path)) continue
+    seen.add(path)
+    out.push({ path, message: issue.summary || issue.message || 'is not valid' })
     if (out.length >= 20) break
   }
   return out
