@@ -6,6 +6,9 @@ import { createAccounts } from './features/accounts/service'
 import { PasswordHasher } from './features/accounts/passwords'
 import { accountsRoutes } from './features/accounts/routes'
 import { healthRoutes } from './features/health/routes'
+import { createTokens } from './features/tokens/service'
+import { tokensRoutes } from './features/tokens/routes'
+import { looksLikePat } from './features/tokens/format'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
@@ -23,7 +26,9 @@ export function createApp({ config, db, log, jwtSecret }: AppDeps) {
   const jwt = new JwtCodec(jwtSecret)
   const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash) })
 
-  const authenticate: BearerAuthenticator = (token) => accounts.authenticateJwt(token)
+  const tokens = createTokens(db, accounts)
+
+  const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
   const guard = authGuard(authenticate)
 
   return new Elysia({ normalize: false })
@@ -31,6 +36,7 @@ export function createApp({ config, db, log, jwtSecret }: AppDeps) {
     .use(apiDocs())
     .use(healthRoutes(db))
     .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
+    .use(tokensRoutes({ tokens, guard }))
 }
 
 export type App = ReturnType<typeof createApp>

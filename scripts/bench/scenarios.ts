@@ -35,4 +35,21 @@ export const SCENARIOS: Scenario[] = [
     headers: (ctx) => ({ authorization: `Bearer ${ctx.tokens.jwt}` }),
     target: { ratio: 0.5 },
   },
+  {
+    name: 'me-pat',
+    path: '/api/user/me',
+    async setup(ctx) {
+      await registerBenchUser(ctx)
+      ctx.cli(['user', 'set-tier', 'bench@example.com', 'pro'])
+      const r = await fetch(`${ctx.url}/api/user/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ctx.tokens.jwt}` },
+        body: JSON.stringify({ name: 'bench' }),
+      })
+      if (r.status !== 201) throw new Error(`token creation failed: ${r.status} ${await r.text()}`)
+      ctx.tokens.pat = ((await r.json()) as { token: string }).token
+    },
+    headers: (ctx) => ({ authorization: `Bearer ${ctx.tokens.pat}` }),
+    target: { ratio: 0.9, against: 'me-jwt' },
+  },
 ]

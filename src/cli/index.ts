@@ -8,6 +8,7 @@ import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
 import { join } from 'node:path'
 import { DATABASE_FILE, openDatabase } from '../db/client'
+import { ProblemError } from '../http/problem'
 
 const HELP = `promptlib ${VERSION}: a self-hosted prompt library
 
@@ -64,6 +65,10 @@ export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'>
     if (error instanceof UsageError) {
       io.err(error.message)
       return 2
+    }
+    if (error instanceof ProblemError) {
+      io.err(`promptlib: ${error.detail}`)
+      return 1
     }
     throw error
   }

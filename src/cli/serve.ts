@@ -5,6 +5,7 @@ import { DATABASE_FILE, openDatabase } from '../db/client'
 import { runMigrations } from '../db/migrate'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
+import { pruneDeadTokens } from '../features/tokens/service'
 import type { Logger } from '../log'
 import { VERSION } from '../version'
 import { join } from 'node:path'
@@ -23,6 +24,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const sweep = () => {
     pruneDailyUsage(db)
     pruneRateWindows(db)
+    pruneDeadTokens(db)
   }
   sweep()
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS)

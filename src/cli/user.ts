@@ -3,10 +3,14 @@ import { createAccounts } from '../features/accounts/service'
 import { PasswordHasher } from '../features/accounts/passwords'
 import { JwtCodec } from '../http/jwt'
 import { isTier, TIERS } from '../tiers'
+import { createTokens } from '../features/tokens/service'
 import { type CliContext, openMigratedDatabase, table, UsageError } from './context'
 
 export const USER_USAGE = `promptlib user set-tier EMAIL TIER   set a user's tier (${TIERS.join(', ')})
-promptlib user list                  list users`
+promptlib user list                  list users
+promptlib user tokens EMAIL          list a user's personal access tokens
+promptlib user tokens EMAIL --revoke TOKEN_ID
+                                     revoke one of them`
 
 export async function userCommand(args: string[], ctx: CliContext): Promise<number> {
   const [sub, ...rest] = args
@@ -37,6 +41,31 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
           created_at: u.createdAt.toISOString(),
         }))
         for (const line of table(rows, ['id', 'email', 'name', 'tier', 'created_at'])) ctx.out(line)
+        return 0
+      }
+      case 'tokens': {
+        const [email, flag, tokenId, ...extra] = rest
+        if (!email || (flag !== undefined && (flag !== '--revoke' || !tokenId)) || extra.length > 0) {
+          throw new UsageError('usage: promptlib user tokens EMAIL [--revoke TOKEN_ID]')
+        }
+        const user = accounts.findByEmail(email)
+        if (!user) {
+          ctx.err(`no user with e-mail ${email}`)
+          return 1
+        }
+        const tokens = createTokens(db, accounts)
+        if (tokenId) {
+          tokens.revoke(user.id, tokenId)
+          ctx.out(`revoked token ${tokenId} of ${user.email}`)
+          return 0
+        }
+        const now = Date.now()
+        const rows = tokens.list(user.id).map((t) => ({
+          ...t,
+          last_used_at: t.last_used_at ?? '-',
+          state: Date.parse(t.expires_at) <= now ? 'expired' : 'active',
+        }))
+        for (const line of table(rows, ['token_id', 'name', 'state', 'created_at', 'expires_at', 'last_used_at'])) ctx.out(line)
         return 0
       }
       default:

@@ -53,10 +53,14 @@ export function authGuard(authenticate: BearerAuthenticator) {
   // the endpoint's schema. The resolve phase then hands the principal to the handler.
   const principals = new WeakMap<Request, Principal | null>()
 
+  // Macros combine ({ jwtOnly: true, minTier: 'starter' }); the token is checked once per request.
   const check = (extra?: (p: Principal) => void) => async ({ request }: { request: Request }) => {
-    const principal = await authenticate(bearerToken(request.headers.get('authorization')))
+    let principal = principals.get(request)
+    if (!principal) {
+      principal = await authenticate(bearerToken(request.headers.get('authorization')))
+      principals.set(request, principal)
+    }
     extra?.(principal)
-    principals.set(request, principal)
   }
   const resolved = ({ request }: { request: Request }) => {
     const principal = principals.get(request)

@@ -31,6 +31,7 @@ export function apiDocs() {
           info: { title: 'promptlib API', version: VERSION, description: DESCRIPTION },
           tags: [
             { name: 'accounts', description: 'Registration, login, the current user' },
+            { name: 'tokens', description: 'Personal access tokens for scripts' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {

@@ -52,6 +52,13 @@ export interface UserProfile {
   usage: { prompts_today: number; optimizations_today: number }
 }
 
+/** What the authentication query returns for one user (see authColumns). */
+export interface AuthSnapshotRow {
+  user: UserRow
+  promptsToday: number
+  optimizationsToday: number
+}
+
 export const publicUser = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier })
 
 const toAuthUser = (u: UserRow): AuthUser => ({ id: u.id, email: u.email, name: u.name, tier: u.tier, createdAt: u.createdAt })
@@ -66,23 +73,24 @@ export function createAccounts({ db, jwt, hasher }: AccountsDeps) {
   // Prepared once: this lookup runs on every authenticated request.
   const userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
   // The one query of an authenticated request: the user (fresh tier) plus what /api/user/me
-  // shows, so that endpoint needs no second round-trip to the database.
+  // shows, so that endpoint needs no second round-trip to the database. Other authenticators
+  // (PATs) select the same columns in their own single query and hand the row to adoptAuthRow.
   const usedToday = (metric: string) =>
     sql<number>`coalesce((SELECT ${dailyUsage.count} FROM ${dailyUsage} WHERE ${dailyUsage.subject} = 'user:' || ${users.id} AND ${dailyUsage.metric} = ${metric} AND ${dailyUsage.day} = ${sql.placeholder('day')}), 0)`
-  const authLookup = db
-    .select({ user: users, promptsToday: usedToday('prompts'), optimizationsToday: usedToday('optimizations') })
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare()
+  const authColumns = { user: users, promptsToday: usedToday('prompts'), optimizationsToday: usedToday('optimizations') }
+  const authLookup = db.select(authColumns).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
   type AuthSnapshot = { row: UserRow; promptsToday: number; optimizationsToday: number }
   const snapshots = new WeakMap<AuthUser, AuthSnapshot>()
 
-  function loadAuthUser(id: string): { user: AuthUser; row: UserRow } | undefined {
-    const found = authLookup.get({ id, day: utcDay(new Date()) })
-    if (!found) return undefined
+  function adoptAuthRow(found: AuthSnapshotRow): AuthUser {
     const user = toAuthUser(found.user)
     snapshots.set(user, { row: found.user, promptsToday: found.promptsToday, optimizationsToday: found.optimizationsToday })
-    return { user, row: found.user }
+    return user
+  }
+
+  function loadAuthUser(id: string): { user: AuthUser; row: UserRow } | undefined {
+    const found = authLookup.get({ id, day: utcDay(new Date()) })
+    return found && { user: adoptAuthRow(found), row: found.user }
   }
   const userByEmail = db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare()
 
@@ -94,6 +102,13 @@ export function createAccounts({ db, jwt, hasher }: AccountsDeps) {
 
   return {
     issueToken,
+
+    /**
+     * For other authenticators: select these columns (joined with `users`, placeholder `day` =
+     * utcDay(now)) in your own query, then turn the row into the request's user with adoptAuthRow.
+     */
+    authColumns,
+    adoptAuthRow,
 
     findById(id: string): UserRow | undefined {
       return userById.get({ id })
