@@ -91,15 +91,19 @@ export function createLogger(level: LogLevel = 'info', sink: LogSink = stdoutSin
     error: (m, f) => emit('error', m, f),
     request(line) {
       if (LEVELS.info < threshold) return
-      // The hot path: every field is a number or an already-safe string except the route.
+      // The hot path: a template instead of JSON.stringify of an object; strings are quoted
+      // directly when they hold nothing that needs escaping.
       append(
-        `{"time":"${isoNow()}","level":"info","msg":"request","method":${JSON.stringify(line.method)},"route":${JSON.stringify(line.route)},"status":${line.status},"duration_ms":${line.duration_ms},"request_id":${JSON.stringify(line.request_id)}}\n`,
+        `{"time":"${isoNow()}","level":"info","msg":"request","method":${quote(line.method)},"route":${line.route === null ? 'null' : quote(line.route)},"status":${line.status},"duration_ms":${line.duration_ms},"request_id":${quote(line.request_id)}}\n`,
         false,
       )
     },
     flush,
   }
 }
+
+const PLAIN = /^[\w\-.:/{}*]*$/
+const quote = (value: string) => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value))
 
 /** Errors serialise to name + message (+ stack for server logs only), never to `{}`. */
 function errorReplacer(_key: string, value: unknown) {

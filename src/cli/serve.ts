@@ -48,6 +48,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     clearInterval(sweeper)
     // Stop accepting; in-flight requests finish (the promise resolves when they have).
     await server.stop(false)
+    // Access-log lines are written just after each response is sent; let those run first.
+    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
     db.$client.close()
     log.info('stopped')
     log.flush()

@@ -5,9 +5,13 @@ import type { Server } from 'bun'
 export interface RequestInfo {
   id: string
   startedAt: number
-  /** the client address, worked out lazily (most requests never ask) */
-  clientAddress(): string
+  server: AnyServer
+  trustProxy: boolean
+  /** worked out on first use: most requests never ask */
+  address?: string
 }
+
+type AnyServer = Pick<Server<unknown>, 'requestIP'> | null | undefined
 
 const infos = new WeakMap<Request, RequestInfo>()
 
@@ -18,7 +22,6 @@ export function requestIdFor(request: Request): string {
   return incoming !== null && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID()
 }
 
-type AnyServer = Pick<Server<unknown>, 'requestIP'> | null | undefined
 
 /**
  * With TRUST_PROXY the address is the right-most entry of X-Forwarded-For: the one our own
@@ -36,12 +39,7 @@ export function clientAddressOf(request: Request, server: AnyServer, trustProxy:
 }
 
 export function beginRequest(request: Request, server: AnyServer, trustProxy: boolean): RequestInfo {
-  let address: string | undefined
-  const info: RequestInfo = {
-    id: requestIdFor(request),
-    startedAt: performance.now(),
-    clientAddress: () => (address ??= clientAddressOf(request, server, trustProxy)),
-  }
+  const info: RequestInfo = { id: requestIdFor(request), startedAt: performance.now(), server, trustProxy }
   infos.set(request, info)
   return info
 }
@@ -49,4 +47,10 @@ export function beginRequest(request: Request, server: AnyServer, trustProxy: bo
 /** The info recorded at the start of this request (a fallback for requests that skipped it). */
 export function requestInfo(request: Request): RequestInfo {
   return infos.get(request) ?? beginRequest(request, null, false)
+}
+
+/** The caller's address, for per-address limits and anonymous quotas. */
+export function clientAddress(request: Request): string {
+  const info = requestInfo(request)
+  return (info.address ??= clientAddressOf(request, info.server, info.trustProxy))
 }

@@ -1,7 +1,7 @@
 // /api/auth/register, /api/auth/login, /api/user/me, /api/user/password (contract section 3).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { requestInfo } from '../../http/request-context'
+import { clientAddress } from '../../http/request-context'
 import { Int, jsonBody, NO_STORE, problems, strictObject, TierSchema } from '../../http/schemas'
 import { hitRateLimit } from '../usage/rate-limit'
 import type { Db } from '../../db/client'
@@ -43,7 +43,7 @@ export interface AccountsRoutesDeps {
 export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsRoutesDeps) {
   // Login and register share one per-address budget; the attempt counts before validation.
   const limitAttempts = ({ request }: { request: Request }) =>
-    hitRateLimit(db, `auth:${requestInfo(request).clientAddress()}`, authRateLimit)
+    hitRateLimit(db, `auth:${clientAddress(request)}`, authRateLimit)
 
   return new Elysia({ name: 'accounts' })
     .use(guard)
