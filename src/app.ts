@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Config } from './config'
 import type { Db } from './db/client'
+import { createReadBatcher } from './db/read-batch'
 import { createAccounts } from './features/accounts/service'
 import { PasswordHasher } from './features/accounts/passwords'
 import { accountsRoutes } from './features/accounts/routes'
@@ -24,9 +25,10 @@ export interface AppDeps {
 
 export function createApp({ config, db, log, jwtSecret }: AppDeps) {
   const jwt = new JwtCodec(jwtSecret)
-  const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash) })
+  const read = createReadBatcher(db)
+  const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash), read })
 
-  const tokens = createTokens(db, accounts)
+  const tokens = createTokens(db, accounts, read)
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
   const guard = authGuard(authenticate)

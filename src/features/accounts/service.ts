@@ -3,6 +3,7 @@
 import { createId } from '@paralleldrive/cuid2'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import type { BatchedRead } from '../../db/read-batch'
 import type { AuthUser, Principal } from '../../http/auth'
 import type { JwtCodec } from '../../http/jwt'
 import { ProblemError, unauthorized, validationFailed } from '../../http/problem'
@@ -67,9 +68,13 @@ export interface AccountsDeps {
   db: Db
   jwt: JwtCodec
   hasher: PasswordHasher
+  /** how the per-request user lookup reaches the database (batched by the server) */
+  read?: BatchedRead
 }
 
-export function createAccounts({ db, jwt, hasher }: AccountsDeps) {
+const readNow: BatchedRead = async (read) => read()
+
+export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps) {
   // Prepared once: this lookup runs on every authenticated request.
   const userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
   // The one query of an authenticated request: the user (fresh tier) plus what /api/user/me
@@ -154,13 +159,14 @@ export function createAccounts({ db, jwt, hasher }: AccountsDeps) {
     /** The current user by id, read fresh (for every authenticator: JWT here, PATs elsewhere). */
     loadAuthUser,
 
-    authenticateJwt(token: string): Principal {
+    async authenticateJwt(token: string): Promise<Principal> {
       const result = jwt.verify(token)
       if (!result.ok) {
         if (result.reason === 'expired') throw unauthorized('token_expired', 'The access token has expired; log in again.')
         throw unauthorized('invalid_token', 'The access token is not valid.')
       }
-      const found = loadAuthUser(result.claims.user_id)
+      const userId = result.claims.user_id
+      const found = await read(() => loadAuthUser(userId))
       if (!found) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
       if (result.claims.iat < found.row.tokensNotBefore) {
         throw unauthorized('token_revoked', 'This token was issued before the password or sign-in methods changed; log in again.')

@@ -3,6 +3,7 @@
 import { createId } from '@paralleldrive/cuid2'
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import { type Db, writeTransaction } from '../../db/client'
+import type { BatchedRead } from '../../db/read-batch'
 import { upgradeRequired, type Principal } from '../../http/auth'
 import { notFound, ProblemError, unauthorized } from '../../http/problem'
 import { TIER_LIMITS, type Tier } from '../../tiers'
@@ -36,7 +37,7 @@ const summary = (row: PatRow): TokenSummary => ({
 
 const active = (now: Date) => and(isNull(pats.revokedAt), gt(pats.expiresAt, now))
 
-export function createTokens(db: Db, accounts: Pick<Accounts, 'authColumns' | 'adoptAuthRow'>) {
+export function createTokens(db: Db, accounts: Pick<Accounts, 'authColumns' | 'adoptAuthRow'>, read: BatchedRead = async (r) => r()) {
   // One statement per PAT-authenticated request: the user (with the /me snapshot columns) found
   // through the token, and the token's own fields. Written with scalar subqueries instead of a
   // JOIN: with bun:sqlite a two-table join costs several times more per execution here.
@@ -90,10 +91,11 @@ export function createTokens(db: Db, accounts: Pick<Accounts, 'authColumns' | 'a
       if (!row) throw notFound('No such token.')
     },
 
-    authenticate(token: string): Principal {
+    async authenticate(token: string): Promise<Principal> {
       // Shape and checksum first: a mistyped or made-up token costs no database query.
       if (!isWellFormedPat(token)) throw unauthorized('invalid_token', 'The personal access token is not valid.')
-      const found = byHash.get({ hash: hashPat(token), day: utcDay(new Date()) })
+      const params = { hash: hashPat(token), day: utcDay(new Date()) }
+      const found = await read(() => byHash.get(params))
       if (!found) throw unauthorized('invalid_token', 'The personal access token is not valid.')
       const now = Date.now()
       if (found.revokedAt !== null) throw unauthorized('token_revoked', 'This personal access token has been revoked.')
