@@ -208,3 +208,28 @@ describe('secrets never reach the log', () => {
     expect(text).not.toContain(token.split('.')[2]!)
   })
 })
+
+describe('login timing', () => {
+  // Real argon2 cost here (the other tests use a cheap one): an unknown e-mail must cost the
+  // same hash verification as a wrong password, or response times reveal who has an account.
+  const real = makeTestApp({}, { passwordHash: {} })
+  test('unknown e-mail and wrong password take about the same time', async () => {
+    const { email } = await register(real)
+    const timeLogin = async (body: object) => {
+      const start = performance.now()
+      await real.request('/api/auth/login', { method: 'POST', json: body })
+      return performance.now() - start
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const unknown: number[] = []
+    const wrong: number[] = []
+    for (let i = 0; i < 5; i++) {
+      unknown.push(await timeLogin({ email: uniqueEmail('ghost'), password: 'not a real password' }))
+      wrong.push(await timeLogin({ email, password: 'not a real password' }))
+    }
+    const ratio = median(unknown) / median(wrong)
+    expect(median(wrong)).toBeGreaterThan(20) // a real hash verification happened
+    expect(ratio).toBeGreaterThan(0.5)
+    expect(ratio).toBeLessThan(2)
+  })
+})
