@@ -7,6 +7,7 @@ import type { BatchedRead } from '../../db/read-batch'
 import type { AuthUser, Principal } from '../../http/auth'
 import type { JwtCodec } from '../../http/jwt'
 import { ProblemError, unauthorized, validationFailed } from '../../http/problem'
+import { CONTROL_CHARS, cleanLabel } from '../../http/text'
 import { type Tier, TIER_LIMITS } from '../../tiers'
 import { dailyUsage, dailyUsageItems } from '../usage/schema'
 import { userSubject, utcDay } from '../usage/daily'
@@ -16,7 +17,6 @@ import { users, type UserRow } from './schema'
 export const NAME_MAX = 100
 const EMAIL_MAX = 254
 const EMAIL_SHAPE = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase()
@@ -24,15 +24,6 @@ export function normaliseEmail(email: string): string {
 
 function validEmail(email: string): boolean {
   return email.length <= EMAIL_MAX && EMAIL_SHAPE.test(email) && !CONTROL_CHARS.test(email)
-}
-
-function cleanName(name: string): string {
-  const trimmed = name.trim()
-  const length = [...trimmed].length
-  if (length < 1 || length > NAME_MAX || CONTROL_CHARS.test(trimmed)) {
-    throw validationFailed([{ path: '/name', message: `must be 1–${NAME_MAX} characters after trimming, without control characters` }])
-  }
-  return trimmed
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -126,7 +117,7 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
     async register(input: { email: string; password: string; name: string }) {
       const email = normaliseEmail(input.email)
       if (!validEmail(email)) throw validationFailed([{ path: '/email', message: 'must be a valid e-mail address' }])
-      const name = cleanName(input.name)
+      const name = cleanLabel(input.name, '/name', NAME_MAX)
       assertStrongPassword(input.password, email)
       const taken = () => new ProblemError(409, 'email_taken', 'An account with this e-mail address already exists.')
       if (userByEmail.get({ email })) throw taken()

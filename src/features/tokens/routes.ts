@@ -1,12 +1,11 @@
 // /api/user/tokens: personal access tokens for scripts (contract section 3).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { validationFailed } from '../../http/problem'
+import { cleanLabel } from '../../http/text'
 import { Int, jsonBody, NO_STORE, problems, strictObject } from '../../http/schemas'
 import { DEFAULT_EXPIRY_DAYS, type Tokens } from './service'
 
 const NAME_MAX = 100
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
 
 const Created = t.Object({
   token_id: t.String(),
@@ -23,22 +22,13 @@ const Summary = t.Object({
   last_used_at: t.Nullable(t.String({ format: 'date-time' })),
 })
 
-function cleanName(name: string): string {
-  const trimmed = name.trim()
-  const length = [...trimmed].length
-  if (length < 1 || length > NAME_MAX || CONTROL_CHARS.test(trimmed)) {
-    throw validationFailed([{ path: '/name', message: `must be 1–${NAME_MAX} characters after trimming, without control characters` }])
-  }
-  return trimmed
-}
-
 export function tokensRoutes({ tokens, guard }: { tokens: Tokens; guard: AuthGuard }) {
   return new Elysia({ name: 'tokens' })
     .use(guard)
     .post(
       '/api/user/tokens',
       ({ user, body, set }) => {
-        const created = tokens.create(user, cleanName(body.name), body.expires_in_days ?? DEFAULT_EXPIRY_DAYS)
+        const created = tokens.create(user, cleanLabel(body.name, '/name', NAME_MAX), body.expires_in_days ?? DEFAULT_EXPIRY_DAYS)
         set.status = 201
         Object.assign(set.headers, NO_STORE)
         return created
