@@ -205,6 +205,15 @@ describe('authenticating with a PAT', () => {
     await problem(await t.request('/api/user/me', { token: pat.token.slice(0, 20) }), 401, 'invalid_token')
   })
 
+  test('a wrong checksum is refused without touching the database', async () => {
+    const isolated = makeTestApp()
+    const token = generatePat()
+    const mangled = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0')
+    isolated.db.$client.run('DROP TABLE personal_access_tokens') // any token lookup would now fail with a 500
+    await problem(await isolated.request('/api/user/me', { token: mangled }), 401, 'invalid_token')
+    expect((await isolated.request('/api/user/me', { token })).status).toBe(500)
+  })
+
   test('deleting the account revokes its tokens: the PAT then gets 401', async () => {
     const { token } = await userWithTier('lifetime')
     const pat = await createPat(token)
