@@ -6,6 +6,10 @@ import { createAccounts } from './features/accounts/service'
 import { PasswordHasher } from './features/accounts/passwords'
 import { accountsRoutes } from './features/accounts/routes'
 import { healthRoutes } from './features/health/routes'
+import { createBuiltinEngine } from './features/optimizer/engines/builtin'
+import { createOpenAiEngine } from './features/optimizer/engines/openai'
+import { optimizerRoutes } from './features/optimizer/routes'
+import { createOptimizer } from './features/optimizer/service'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
@@ -17,20 +21,32 @@ export interface AppDeps {
   db: Db
   log: Logger
   jwtSecret: string
+  /** aborted when the server shuts down: open event streams end (serve.ts) */
+  shutdown?: AbortSignal
 }
 
-export function createApp({ config, db, log, jwtSecret }: AppDeps) {
+export function createApp({ config, db, log, jwtSecret, shutdown = new AbortController().signal }: AppDeps) {
   const jwt = new JwtCodec(jwtSecret)
   const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash) })
 
   const authenticate: BearerAuthenticator = (token) => accounts.authenticateJwt(token)
   const guard = authGuard(authenticate)
+  const optimizer = createOptimizer({
+    db,
+    log,
+    // The built-in engine's JIT warm-up is left to serve.ts, after listen, so start-up stays fast.
+    engine: config.optimizer ? createOpenAiEngine(config.optimizer) : createBuiltinEngine({ warmUp: false }),
+    pingIntervalMs: config.optimizerStream.pingIntervalMs,
+    maxOpenStreamsPerUser: config.optimizerStream.maxOpenStreamsPerUser,
+    shutdown,
+  })
 
   return new Elysia({ normalize: false })
     .use(plumbing({ log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }))
     .use(apiDocs())
     .use(healthRoutes(db))
     .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
+    .use(optimizerRoutes({ optimizer, guard }))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -31,6 +31,7 @@ export function apiDocs() {
           info: { title: 'promptlib API', version: VERSION, description: DESCRIPTION },
           tags: [
             { name: 'accounts', description: 'Registration, login, the current user' },
+            { name: 'optimizer', description: 'Prompt optimization streamed as Server-Sent Events, daily quotas, history' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {
