@@ -3,6 +3,8 @@ import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
 import { DATABASE_FILE, openDatabase } from '../db/client'
 import { runMigrations } from '../db/migrate'
+import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
+import { sweepStaleOptimizations } from '../features/optimizer/history'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
 import type { Logger } from '../log'
@@ -23,12 +25,17 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const sweep = () => {
     pruneDailyUsage(db)
     pruneRateWindows(db)
+    // `running` rows a crashed process left behind (they stopped counting against the cap already)
+    sweepStaleOptimizations(db)
   }
   sweep()
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS)
   sweeper.unref()
 
-  const app = createApp({ config, db, log, jwtSecret: secret })
+  // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
+  // holding server.stop() open for as long as an upstream model keeps talking.
+  const shutdownStreams = new AbortController()
+  const app = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal })
   app.listen({
     port: config.port,
     hostname: config.host,
@@ -37,6 +44,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   })
   const server = app.server!
   log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir })
+  // JIT warm-up of the built-in optimizer after listen, in small steps: start-up stays fast and
+  // requests interleave with it, while the first optimizations still find warm code.
+  if (!config.optimizer) void warmUpBuiltinEngineGradually()
 
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -44,8 +54,11 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     clearInterval(sweeper)
+    shutdownStreams.abort()
     // Stop accepting; in-flight requests finish (the promise resolves when they have).
     await server.stop(false)
+    // Elysia runs onAfterResponse (the access log) a tick after the response: let it run.
+    await new Promise((resolve) => setTimeout(resolve, 10))
     db.$client.close()
     log.info('stopped')
     log.flush()
