@@ -21,6 +21,17 @@ const HistoryItem = t.Object({
   created_at: t.String({ format: 'date-time' }),
 })
 
+const EVENT_STREAM_EXAMPLE = `event: start
+data: {"id":"tz4a98xxat96iws9zmbrgj3a","mode":"structured","engine":"builtin","model":null}
+
+event: delta
+data: {"text":"## Role\\nYou are an experienced technical writer"}
+
+event: done
+data: {"id":"tz4a98xxat96iws9zmbrgj3a","optimized_prompt":"## Role\\n…","usage":{"input_tokens":9,"output_tokens":180},"remaining_today":2}
+
+`
+
 const STREAM_DESCRIPTION = `Streams the rewritten prompt as Server-Sent Events (\`text/event-stream\`).
 
 Checked before the stream starts, answered as ordinary problem+json: authentication (401), then the
@@ -42,21 +53,15 @@ Then \`200\` and these events, each one \`event:\` line and one \`data:\` line o
 A \`: ping\` comment line goes out after 15 s without an event. When the client disconnects, the engine
 request is aborted at once and the history entry is stored as \`aborted\`.
 
+On the wire:
+
+\`\`\`
+${EVENT_STREAM_EXAMPLE}\`\`\`
+
 \`\`\`
 curl -N -X POST localhost:8000/api/optimizer/optimize -H "authorization: Bearer $TOKEN" \\
   -H 'content-type: application/json' -d '{"prompt":"write a blog post about rust","mode":"structured"}'
 \`\`\``
-
-const EVENT_STREAM_EXAMPLE = `event: start
-data: {"id":"tz4a98xxat96iws9zmbrgj3a","mode":"structured","engine":"builtin","model":null}
-
-event: delta
-data: {"text":"## Role\\nYou are an experienced technical writer"}
-
-event: done
-data: {"id":"tz4a98xxat96iws9zmbrgj3a","optimized_prompt":"## Role\\n…","usage":{"input_tokens":9,"output_tokens":180},"remaining_today":2}
-
-`
 
 // Hand-written OpenAPI (no body/response hooks on this route); TypeBox schemas are JSON Schema.
 const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema as never } } })
