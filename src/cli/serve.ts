@@ -57,8 +57,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     shutdownStreams.abort()
     // Stop accepting; in-flight requests finish (the promise resolves when they have).
     await server.stop(false)
-    // Elysia runs onAfterResponse (the access log) a tick after the response: let it run.
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    // Access-log lines are written just after each response is sent; let those run first.
+    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
     db.$client.close()
     log.info('stopped')
     log.flush()

@@ -1,10 +1,10 @@
 // The optimizer's rows: opened (`running`) before a stream starts, together with the daily quota
 // and the open-stream cap in one write transaction, and finished when the stream ends.
-import { createId } from '@paralleldrive/cuid2'
 import { and, count, desc, eq, gt, lt, sql } from 'drizzle-orm'
 import { type Db, writeTransaction } from '../../db/client'
 import { rateLimited } from '../../http/problem'
 import { consumeDaily, type DailyQuota, dailyLimitReached, userSubject } from '../usage/daily'
+import { historyId } from './ids'
 import type { OptimizationMode } from './modes'
 import { type OptimizationStatus, optimizationHistory as history } from './schema'
 
@@ -110,7 +110,7 @@ export function createOptimizerHistory(db: Db) {
             `You already have ${open} optimizations streaming; at most ${req.maxOpenStreams} may run at once. Wait for one to finish.`,
           )
         }
-        const id = createId()
+        const id = historyId()
         insertRunning.run({
           id,
           userId: req.userId,
