@@ -108,6 +108,28 @@ describe('OpenAI-compatible engine: the stream', () => {
     expect(started.usage()).toEqual({ input_tokens: FAKE_USAGE.prompt_tokens, output_tokens: FAKE_USAGE.completion_tokens })
   })
 
+  test('a finished stream leaves its connection to the keep-alive pool: the next call reuses it', async () => {
+    // the body's end comes a moment after [DONE], as it may over a real network
+    const first = await run({ endDelayMs: 30 })
+    await Bun.sleep(50)
+    const second = await run({})
+    expect(second.upstream.connection).toBe(first.upstream.connection)
+    // a failed one is closed, never reused
+    const failed = await run({ failAfter: 1, failHow: 'garbage' })
+    const after = await run({})
+    expect(after.upstream.connection).not.toBe(failed.upstream.connection)
+  })
+
+  test('an upstream that lingers after [DONE] does not hold the run, and is cut off after a grace period', async () => {
+    const started = performance.now()
+    const { error, upstream } = await run({ endDelayMs: 5000 })
+    expect(error).toBeUndefined()
+    expect(performance.now() - started).toBeLessThan(500)
+    const goneAt = await fake.clientGone(upstream, 3000)
+    expect(goneAt).not.toBeNull()
+    expect(goneAt! - started).toBeGreaterThan(800)
+  })
+
   test('each piece is handed on as it arrives, not when the stream ends', async () => {
     fake.script = { tokens: ['one ', 'two ', 'three'], tokenDelayMs: 150 }
     const iterator = engine().start(REQUEST, new AbortController().signal).deltas[Symbol.asyncIterator]()

@@ -28,9 +28,13 @@ export interface FakeLlmScript {
   json?: boolean
   /** after the last piece, keep the stream open instead of finishing */
   hold?: boolean
+  /** wait this long between [DONE] and the end of the body */
+  endDelayMs?: number
 }
 
 export interface FakeLlmRequest {
+  /** which TCP connection carried it (1, 2, …): equal numbers mean a reused keep-alive connection */
+  connection: number
   method: string
   path: string
   headers: Record<string, string>
@@ -46,6 +50,7 @@ export const FAKE_USAGE = { prompt_tokens: 321, completion_tokens: 123 }
 export const SECRET_IN_ERROR_BODY = 'upstream-internal-detail-do-not-forward'
 
 interface Conn {
+  id: number
   buffer: Buffer
   request?: FakeLlmRequest
   closed: boolean
@@ -69,6 +74,7 @@ export class FakeLlm {
   script: FakeLlmScript | ((request: FakeLlmRequest) => FakeLlmScript) = {}
   private readonly listener: Bun.TCPSocketListener<Conn>
   private readonly waiters = new Set<() => void>()
+  private connections = 0
 
   constructor(port = 0) {
     this.listener = Bun.listen<Conn>({
@@ -76,17 +82,12 @@ export class FakeLlm {
       port,
       socket: {
         open: (socket) => {
-          socket.data = { buffer: Buffer.alloc(0), closed: false, pending: [], timers: new Set() }
+          socket.data = { id: ++this.connections, buffer: Buffer.alloc(0), closed: false, pending: [], timers: new Set() }
         },
         data: (socket, chunk) => {
           const conn = socket.data
-          if (conn.request) return
           conn.buffer = Buffer.concat([conn.buffer, chunk])
-          const request = this.parse(conn.buffer)
-          if (!request) return
-          conn.request = request
-          this.requests.push(request)
-          void this.answer(socket, conn, request)
+          this.next(socket, conn)
         },
         drain: (socket) => flush(socket),
         close: (socket) => {
@@ -136,7 +137,18 @@ export class FakeLlm {
     }
   }
 
-  private parse(buffer: Buffer): FakeLlmRequest | null {
+  /** Starts answering the next complete request on a connection, unless one is in progress. */
+  private next(socket: Socket, conn: Conn): void {
+    if (conn.request && !conn.request.completed) return
+    const parsed = this.parse(conn.buffer, conn.id)
+    if (!parsed) return
+    conn.buffer = conn.buffer.subarray(parsed.consumed)
+    conn.request = parsed.request
+    this.requests.push(parsed.request)
+    void this.answer(socket, conn, parsed.request)
+  }
+
+  private parse(buffer: Buffer, connection: number): { request: FakeLlmRequest; consumed: number } | null {
     const end = buffer.indexOf('\r\n\r\n')
     if (end === -1) return null
     const [requestLine = '', ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n')
@@ -153,7 +165,8 @@ export class FakeLlm {
     try {
       body = JSON.parse(text)
     } catch {}
-    return { method, path, headers, body, receivedAt: performance.now(), clientGoneAt: null, completed: false }
+    const request = { connection, method, path, headers, body, receivedAt: performance.now(), clientGoneAt: null, completed: false }
+    return { request, consumed: end + 4 + length }
   }
 
   private async answer(socket: Socket, conn: Conn, request: FakeLlmRequest): Promise<void> {
@@ -162,10 +175,14 @@ export class FakeLlm {
       if (!conn.closed) send(socket, typeof data === 'string' ? Buffer.from(data) : data)
     }
     const chunk = (data: Buffer) => write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]))
+    // A stream that ends well keeps the connection open for the next request (keep-alive), as
+    // real upstreams do; every failure closes it.
+    const keepAlive = request.headers.connection?.toLowerCase() !== 'close'
     const finish = () => {
       request.completed = true
       write('0\r\n\r\n')
-      socket.end()
+      if (keepAlive) this.next(socket, conn)
+      else socket.end()
     }
     if (request.method === 'PUT' && request.path === '/__script') {
       // The control endpoint of a fake running as its own process: replace the script.
@@ -194,7 +211,7 @@ export class FakeLlm {
       request.completed = true
       return void socket.end()
     }
-    write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n')
+    write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: ${keepAlive ? 'keep-alive' : 'close'}\r\n\r\n`)
     const nl = script.lineEnding ?? '\n'
     const event = async (payload: string) => {
       const bytes = Buffer.from(`data: ${payload}${nl}${nl}`)
@@ -221,7 +238,8 @@ export class FakeLlm {
     await event(delta('', 'stop'))
     if (script.usage !== false) await event(JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: FAKE_USAGE }))
     await event('[DONE]')
-    finish()
+    await sleep(conn, script.endDelayMs ?? 0)
+    if (!conn.closed) finish()
   }
 
   private fail(socket: Socket, conn: Conn, request: FakeLlmRequest, script: FakeLlmScript, chunk: (data: Buffer) => void): void {

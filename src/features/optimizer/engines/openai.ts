@@ -9,6 +9,10 @@ import { EngineError, type EngineRun, type EngineUsage, type OptimizeRequest, ty
 
 /** A non-streaming JSON answer is read whole; this bounds it. */
 const MAX_JSON_ANSWER = 4 * 1024 * 1024
+/** How long the body may linger after [DONE] before the connection is cut instead of reused. */
+const BODY_END_GRACE_MS = 1000
+
+type BodyReader = ReturnType<ReadableStream<Uint8Array>['getReader']> & { read(): Promise<{ done: boolean; value?: Uint8Array }> }
 
 interface Interpreted {
   text?: string
@@ -62,8 +66,7 @@ function networkReason(error: unknown): string {
 }
 
 /** Text pieces from an event stream, as each arrives; `onChunk` marks network activity. */
-async function* readEventStream(body: ReadableStream<Uint8Array>, onChunk: () => void, sink: { usage?: EngineUsage }): AsyncGenerator<string> {
-  const reader = body.getReader()
+async function* readEventStream(reader: BodyReader, onChunk: () => void, sink: { usage?: EngineUsage }): AsyncGenerator<string> {
   const decoder = new TextDecoder()
   const parser = new SseParser()
   let finished = false
@@ -93,8 +96,7 @@ async function* readEventStream(body: ReadableStream<Uint8Array>, onChunk: () =>
 }
 
 /** Servers that ignore `stream: true` answer with one JSON completion: read it whole (bounded). */
-async function* readJsonAnswer(body: ReadableStream<Uint8Array>, onChunk: () => void, sink: { usage?: EngineUsage }): AsyncGenerator<string> {
-  const reader = body.getReader()
+async function* readJsonAnswer(reader: BodyReader, onChunk: () => void, sink: { usage?: EngineUsage }): AsyncGenerator<string> {
   const decoder = new TextDecoder()
   let text = ''
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
@@ -106,6 +108,21 @@ async function* readJsonAnswer(body: ReadableStream<Uint8Array>, onChunk: () => 
   sink.usage = answer.usage
   if (answer.text === undefined) throwNoText()
   yield answer.text!
+}
+
+/**
+ * After [DONE] an upstream ends the body at once; reading that end hands the connection back to
+ * fetch's keep-alive pool (a TCP and TLS handshake saved on the next call). One that lingers is cut.
+ */
+async function finishBody(reader: BodyReader, controller: AbortController): Promise<void> {
+  const cutOff = setTimeout(() => controller.abort(), BODY_END_GRACE_MS)
+  try {
+    while (!(await reader.read()).done) {}
+  } catch {
+    // cut off, or the connection dropped: nothing to reuse either way
+  } finally {
+    clearTimeout(cutOff)
+  }
 }
 
 function throwNoText(): never {
@@ -148,6 +165,7 @@ export function createOpenAiEngine(config: OptimizerUpstreamConfig): OptimizerEn
           controller.abort()
         }
         let timer = setTimeout(onTimeout, config.connectTimeoutMs)
+        let completed: BodyReader | null = null
         try {
           let response: Response
           try {
@@ -167,11 +185,13 @@ export function createOpenAiEngine(config: OptimizerUpstreamConfig): OptimizerEn
           const idle = timer
           const onChunk = () => void idle.refresh()
           const isJson = (response.headers.get('content-type') ?? '').toLowerCase().includes('application/json')
-          const pieces = isJson ? readJsonAnswer(response.body, onChunk, reported) : readEventStream(response.body, onChunk, reported)
+          const reader = response.body.getReader() as BodyReader
+          const pieces = isJson ? readJsonAnswer(reader, onChunk, reported) : readEventStream(reader, onChunk, reported)
           for await (const piece of pieces) {
             output += piece
             yield piece
           }
+          completed = reader
         } catch (error) {
           const emitted = output !== ''
           if (signal.aborted) throw new EngineError('aborted', 'the optimization was aborted', emitted)
@@ -185,7 +205,8 @@ export function createOpenAiEngine(config: OptimizerUpstreamConfig): OptimizerEn
           clearTimeout(timer)
           signal.removeEventListener('abort', onAbort)
           // Leaving early (an error, or the consumer stopped reading) must close the upstream request.
-          controller.abort()
+          if (completed) void finishBody(completed, controller)
+          else controller.abort()
         }
       }
 
