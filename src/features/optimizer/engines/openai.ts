@@ -2,6 +2,7 @@
 // event stream parsed as it arrives and each piece of text handed on at once. Failures become
 // EngineErrors with our own wording: upstream bodies and the API key never leave this file.
 import type { OptimizerUpstreamConfig } from '../../../config'
+import { MODE_IDS, type OptimizationMode } from '../modes'
 import { estimateTokens } from './builtin'
 import { SseParser, type SseEvent } from './sse-parser'
 import { systemPrompt, userMessage } from './system-prompts'
@@ -133,6 +134,22 @@ export function createOpenAiEngine(config: OptimizerUpstreamConfig): OptimizerEn
   const url = `${config.baseUrl}/chat/completions`
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' }
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`
+  // The request body up to the user's message, serialised once per mode (the system prompts are
+  // a few kB each and every call would otherwise stringify them again).
+  const bodyPrefix = Object.fromEntries(
+    MODE_IDS.map((mode) => {
+      const whole = JSON.stringify({
+        model: config.model,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [
+          { role: 'system', content: systemPrompt(mode) },
+          { role: 'user', content: '' },
+        ],
+      })
+      return [mode, whole.slice(0, -'""}]}'.length)]
+    }),
+  ) as Record<OptimizationMode, string>
 
   return {
     name: 'openai-compatible',
@@ -140,15 +157,7 @@ export function createOpenAiEngine(config: OptimizerUpstreamConfig): OptimizerEn
     start(request: OptimizeRequest, signal: AbortSignal): EngineRun {
       const system = systemPrompt(request.mode)
       const user = userMessage(request)
-      const body = JSON.stringify({
-        model: config.model,
-        stream: true,
-        stream_options: { include_usage: true },
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: user },
-        ],
-      })
+      const body = `${bodyPrefix[request.mode]}${JSON.stringify(user)}}]}`
       let output = ''
       const reported: { usage?: EngineUsage } = {}
 
