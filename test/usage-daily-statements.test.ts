@@ -27,6 +27,29 @@ describe('consumeDaily', () => {
     expect(take()).toMatchObject({ allowed: true, quota: { used: 3 } })
   })
 
+  test('a limit of 0 refuses without writing anything', () => {
+    const db = freshDb()
+    expect(consumeDaily(db, { subject: 'user:z', metric: 'optimizations', limit: 0, now: NOW })).toMatchObject({ allowed: false, quota: { used: 0 } })
+    expect(consumeDaily(db, { subject: 'user:z', metric: 'prompts', limit: 0, item: 'p', now: NOW }).allowed).toBe(false)
+    expect(db.$client.query('SELECT count(*) AS n FROM daily_usage').get()).toEqual({ n: 0 })
+    expect(db.$client.query('SELECT count(*) AS n FROM daily_usage_items').get()).toEqual({ n: 0 })
+  })
+
+  test('concurrent callers on separate connections never exceed the limit', async () => {
+    const file = join(tempDir(), 'shared.db')
+    const first = openDatabase(file)
+    runMigrations(first)
+    const connections = [first, openDatabase(file), openDatabase(file)]
+    const results = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        await Bun.sleep(i % 3)
+        return consumeDaily(connections[i % 3]!, { subject: 'user:x', metric: 'optimizations', limit: 10, now: NOW }).allowed
+      }),
+    )
+    expect(results.filter(Boolean)).toHaveLength(10)
+    expect(dailyUsed(first, 'user:x', 'optimizations', NOW)).toBe(10)
+  })
+
   test('unlimited still counts; subjects, metrics and days are separate counters', () => {
     const db = freshDb()
     for (let i = 0; i < 5; i++) expect(consumeDaily(db, { subject: 'user:b', metric: 'optimizations', limit: null, now: NOW }).allowed).toBe(true)

@@ -102,25 +102,32 @@ function statements(db: Db): ReturnType<typeof prepareStatements> {
  * Takes one unit, atomically. The item is claimed first (insert-or-nothing), then the counter
  * is raised only while below the limit, in one statement; a refusal rolls the claim back. The
  * same two statements are race-free on PostgreSQL, where transactions do not serialise.
+ * Without an item the counter statement alone decides, atomically, so no transaction is opened
+ * (called inside the caller's transaction, it simply joins it).
  */
 export function consumeDaily(db: Db, req: ConsumeRequest): ConsumeResult {
   const now = req.now ?? new Date()
   const day = utcDay(now)
   const key = { subject: req.subject, metric: req.metric, day }
   const s = statements(db)
+  const refused = (): ConsumeResult => ({ allowed: false, quota: quota(req.metric, now, usedIn(db, key), req.limit) })
+  if (req.limit !== null && req.limit <= 0) return refused()
+  const count = () => (req.limit === null ? s.countUnlimited.get(key) : s.countBelowLimit.get({ ...key, limit: req.limit }))
+  if (req.item === undefined) {
+    const row = count()
+    return row ? { allowed: true, counted: true, quota: quota(req.metric, now, row.count, req.limit) } : refused()
+  }
   try {
     return writeTransaction(db, (tx) => {
-      if (req.item !== undefined) {
-        const claimed = s.claimItem.get({ ...key, item: req.item })
-        if (!claimed) return { allowed: true as const, counted: false, quota: quota(req.metric, now, usedIn(tx, key), req.limit) }
-      }
-      const row = req.limit === null ? s.countUnlimited.get(key) : s.countBelowLimit.get({ ...key, limit: req.limit })
-      if (!row || (req.limit !== null && row.count > req.limit)) throw new LimitReached()
+      const claimed = s.claimItem.get({ ...key, item: req.item })
+      if (!claimed) return { allowed: true as const, counted: false, quota: quota(req.metric, now, usedIn(tx, key), req.limit) }
+      const row = count()
+      if (!row) throw new LimitReached()
       return { allowed: true as const, counted: true, quota: quota(req.metric, now, row.count, req.limit) }
     })
   } catch (error) {
     if (!(error instanceof LimitReached)) throw error
-    return { allowed: false, quota: quota(req.metric, now, usedIn(db, key), req.limit) }
+    return refused()
   }
 }
 
