@@ -12,6 +12,7 @@ import { VERSION } from '../version'
 import { join } from 'node:path'
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000
+const WARM_UP_AFTER_MS = 100
 
 export async function serve(config: Config, log: Logger): Promise<void> {
   const { secret, source } = resolveJwtSecret(config)
@@ -45,8 +46,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const server = app.server!
   log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir })
   // JIT warm-up of the built-in optimizer after listen, in small steps: start-up stays fast and
-  // requests interleave with it, while the first optimizations still find warm code.
-  if (!config.optimizer) void warmUpBuiltinEngineGradually()
+  // requests interleave with it, while the first optimizations still find warm code. It waits a
+  // moment so the readiness probes that follow a start are answered first.
+  if (!config.optimizer) setTimeout(() => void warmUpBuiltinEngineGradually(), WARM_UP_AFTER_MS).unref()
 
   let stopping = false
   const shutdown = async (signal: string) => {
