@@ -38,6 +38,7 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     engine: config.optimizer ? createOpenAiEngine(config.optimizer) : createBuiltinEngine({ warmUp: false }),
     pingIntervalMs: config.optimizerStream.pingIntervalMs,
     maxOpenStreamsPerUser: config.optimizerStream.maxOpenStreamsPerUser,
+    maxStreamMs: config.optimizerStream.maxStreamMs,
     shutdown,
   })
 

@@ -58,7 +58,7 @@ export interface Config {
   currency: string
   optimizer: OptimizerUpstreamConfig | null
   /** optimizer stream knobs (not from the environment); tests shorten them */
-  optimizerStream: { pingIntervalMs: number; maxOpenStreamsPerUser: number }
+  optimizerStream: { pingIntervalMs: number; maxOpenStreamsPerUser: number; maxStreamMs: number }
   smtp: { url: string; from: string } | null
   /** argon2id cost; tests lower it, production keeps Bun's defaults */
   passwordHash: { memoryCost?: number; timeCost?: number }
@@ -227,7 +227,8 @@ export function loadConfig(env: Env = process.env): Config {
           ...optimizerTimeouts,
         }
       : null,
-    optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3 },
+    // contract: a ping every 15 s while waiting; 3 open streams per user; no stream beyond 10 min
+    optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 10 * 60_000 },
     smtp: smtpUrl ? { url: smtpUrl, from: read(env, 'MAIL_FROM') ?? 'promptlib <noreply@localhost>' } : null,
     passwordHash: {},
   }

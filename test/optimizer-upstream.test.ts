@@ -73,6 +73,19 @@ describe('failures: start, then error (code, detail), then the stream ends', () 
     for (const secret of [SECRET_IN_ERROR_BODY, API_KEY]) expect(reader.raw).not.toContain(secret)
   })
 
+  test('a stream that outlives the maximum duration is stopped: upstream_timeout, failed', async () => {
+    const short = makeOptimizerApp({ upstreamUrl: fake.url, stream: { maxStreamMs: 150 } })
+    const token = await proUser(short)
+    fake.script = { tokens: Array.from({ length: 50 }, (_, i) => `t${i} `), tokenDelayMs: 20 }
+    const { events } = await optimizeAll(short, token, GOOD)
+    expect(sequence(events)).toEqual(['start', 'delta*', 'error'])
+    expect(events.at(-1)!.data.code).toBe('upstream_timeout')
+    expect(events.at(-1)!.data.detail).toContain('incomplete')
+    expect(await fake.clientGone(fake.requests.at(-1)!)).not.toBeNull()
+    const page = await json(await short.request(HISTORY, { token }))
+    expect(page.items[0]).toMatchObject({ status: 'failed', optimized_prompt: null })
+  })
+
   test('nothing listening upstream → upstream_error', async () => {
     const down = makeOptimizerApp({ upstreamUrl: `http://127.0.0.1:${freePort()}/v1` })
     const { events } = await optimizeAll(down, await proUser(down), GOOD)

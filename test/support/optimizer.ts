@@ -28,7 +28,7 @@ export function makeOptimizerApp(options: { upstreamUrl?: string; env?: Record<s
     env.OPTIMIZER_API_KEY ??= 'sk-test-secret-key-0123456789'
     env.OPTIMIZER_MODEL ??= 'fake-model-1'
   }
-  return makeTestApp(env, { optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, ...options.stream } })
+  return makeTestApp(env, { optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 600_000, ...options.stream } })
 }
 
 export function optimize(t: TestApp, token: string | undefined, body: OptimizeBody | string, headers: Record<string, string> = {}) {

@@ -37,8 +37,9 @@ export class EventChannel {
       },
       cancel: () => this.clientWentAway(),
     })
-    request.signal.addEventListener('abort', () => this.clientWentAway(), { once: true })
     this.ping = setTimeout(() => this.write(PING), pingIntervalMs)
+    request.signal.addEventListener('abort', () => this.clientWentAway(), { once: true })
+    if (request.signal.aborted) this.clientWentAway()
   }
 
   /** Aborted when the client has gone away; never after end(). */

@@ -18,6 +18,7 @@ export interface OptimizerDeps {
   maxOpenStreamsPerUser: number
   /** aborted when the server shuts down: every open stream ends */
   shutdown: AbortSignal
+  /** the longest a stream may run (default MAX_STREAM_MS); tests shorten it */
   maxStreamMs?: number
 }
 
@@ -30,24 +31,27 @@ interface Ending {
 
 const NOT_COUNTED = ' This call was not counted against your daily limit.'
 
+type StopReason = 'client' | 'shutdown' | 'deadline'
+
 export function createOptimizer(deps: OptimizerDeps) {
   const { db, log, engine } = deps
   const history = createOptimizerHistory(db)
-  const maxStreamMs = deps.maxStreamMs ?? MAX_STREAM_MS
+  // Never above MAX_STREAM_MS: the stale-row bound of the cap (history.ts) relies on it.
+  const maxStreamMs = Math.min(deps.maxStreamMs ?? MAX_STREAM_MS, MAX_STREAM_MS)
 
   /** Why the run stopped, what the client is told, whether its quota unit comes back. */
-  function ending(error: unknown, text: string, channel: EventChannel, deadline: AbortSignal, requestId: string, id: string): Ending {
+  function ending(error: unknown, text: string, stoppedBy: StopReason | null, requestId: string, id: string): Ending {
     const before = text === ''
-    if (channel.clientGone.aborted) return { finish: { status: 'aborted', optimizedPrompt: null, errorCode: null }, refund: false }
-    if (deps.shutdown.aborted) {
+    if (stoppedBy === 'client') return { finish: { status: 'aborted', optimizedPrompt: null, errorCode: null }, refund: false }
+    if (stoppedBy === 'shutdown') {
       const detail = `The server is restarting; try again in a moment.${before ? NOT_COUNTED : ''}`
       return { finish: { status: 'aborted', optimizedPrompt: null, errorCode: 'shutting_down' }, event: { code: 'shutting_down', detail }, refund: before }
     }
     let code: string
     let detail: string
-    if (deadline.aborted) {
+    if (stoppedBy === 'deadline') {
       code = 'upstream_timeout'
-      detail = `The optimization took longer than ${Math.round(maxStreamMs / 60_000)} minutes and was stopped.`
+      detail = `The optimization ran longer than the limit of ${Math.round(maxStreamMs / 1000)} s and was stopped.`
     } else if (error instanceof EngineError && error.code !== 'aborted') {
       code = error.code
       detail = error.code === 'upstream_timeout' ? 'The optimization engine stopped responding.' : 'The optimization engine failed.'
@@ -63,13 +67,27 @@ export function createOptimizer(deps: OptimizerDeps) {
 
   async function run(opened: { id: string; quota: DailyQuota }, user: AuthUser, request: OptimizeRequest, channel: EventChannel, requestId: string) {
     const { id, quota } = opened
-    const deadline = AbortSignal.timeout(maxStreamMs)
-    const signal = AbortSignal.any([channel.clientGone, deps.shutdown, deadline])
+    // One signal for the engine, fed by the three reasons to stop. Wired by hand and unwired at
+    // the end: AbortSignal.any() would leave every stream attached to the long-lived shutdown
+    // signal (Bun keeps them all), and AbortSignal.timeout() a timer alive for maxStreamMs.
+    const stop = new AbortController()
+    let stoppedBy: StopReason | null = null
+    const stopFor = (reason: StopReason) => () => {
+      stoppedBy ??= reason
+      stop.abort()
+    }
+    const onClientGone = stopFor('client')
+    const onShutdown = stopFor('shutdown')
+    const deadline = setTimeout(stopFor('deadline'), maxStreamMs)
+    channel.clientGone.addEventListener('abort', onClientGone, { once: true })
+    deps.shutdown.addEventListener('abort', onShutdown, { once: true })
+    if (channel.clientGone.aborted) onClientGone()
+    if (deps.shutdown.aborted) onShutdown()
     channel.send('start', { id, mode: request.mode, engine: engine.name, model: engine.model })
     let text = ''
     let usage: EngineUsage | null = null
     let end: Ending
-    const started = engine.start(request, signal)
+    const started = engine.start(request, stop.signal)
     try {
       for await (const delta of started.deltas) {
         text += delta
@@ -77,7 +95,11 @@ export function createOptimizer(deps: OptimizerDeps) {
       }
       end = { finish: { status: 'completed', optimizedPrompt: text, errorCode: null }, refund: false }
     } catch (error) {
-      end = ending(error, text, channel, deadline, requestId, id)
+      end = ending(error, text, stoppedBy, requestId, id)
+    } finally {
+      clearTimeout(deadline)
+      channel.clientGone.removeEventListener('abort', onClientGone)
+      deps.shutdown.removeEventListener('abort', onShutdown)
     }
     try {
       usage = started.usage()
