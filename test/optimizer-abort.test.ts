@@ -112,6 +112,49 @@ describe('the server process', () => {
     ])
   })
 
+  test('two instances on one database share the daily quota and the open-stream cap', async () => {
+    const dataDir = tempDir()
+    const env = { DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', JWT_SECRET: 'shared-secret-shared-secret-shared-secret', OPTIMIZER_BASE_URL: fake.url }
+    const a = await startServer(env)
+    const b = await startServer(env)
+    try {
+      const registerOn = async (url: string, email: string) => {
+        const res = await fetch(`${url}/api/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password: 'a sufficiently long passphrase', name: 'Two' }),
+        })
+        return ((await res.json()) as { access_token: string }).access_token
+      }
+      // a free user: 10 calls spread over both instances at once → exactly 3 streams
+      fake.script = { tokens: ['ok'] }
+      const free = await registerOn(a.url, 'two-free@example.com')
+      const calls = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => openStream(i % 2 ? a.url : b.url, free, new AbortController().signal)),
+      )
+      expect(calls.filter((r) => r.status === 200)).toHaveLength(3)
+      expect(calls.filter((r) => r.status === 429)).toHaveLength(7)
+      await Promise.all(calls.map((r) => r.text()))
+      // a starter user: 2 streams held on one instance and 1 on the other → the 4th is refused on either
+      fake.script = { tokens: ['held'], hold: true }
+      const starter = await registerOn(b.url, 'two-starter@example.com')
+      expect(cli(['user', 'set-tier', 'two-starter@example.com', 'starter'], { DATA_DIR: dataDir }).code).toBe(0)
+      const controller = new AbortController()
+      const held = await Promise.all([a.url, a.url, b.url].map((url) => openStream(url, starter, controller.signal)))
+      expect(held.map((r) => r.status)).toEqual([200, 200, 200])
+      for (const url of [a.url, b.url]) {
+        const refused = await openStream(url, starter, new AbortController().signal)
+        expect(refused.status).toBe(429)
+        expect(((await refused.json()) as { code: string }).code).toBe('rate_limited')
+      }
+      controller.abort()
+    } finally {
+      a.kill()
+      b.kill()
+      await Promise.all([a.exited, b.exited])
+    }
+  })
+
   test('at start, running rows older than any stream can live are swept to aborted', async () => {
     const dataDir = tempDir()
     expect(cli(['migrate'], { DATA_DIR: dataDir }).code).toBe(0)
