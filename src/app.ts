@@ -10,6 +10,10 @@ import { healthRoutes } from './features/health/routes'
 import { createTokens } from './features/tokens/service'
 import { tokensRoutes } from './features/tokens/routes'
 import { looksLikePat } from './features/tokens/format'
+import { createBuiltinEngine } from './features/optimizer/engines/builtin'
+import { createOpenAiEngine } from './features/optimizer/engines/openai'
+import { optimizerRoutes } from './features/optimizer/routes'
+import { createOptimizer } from './features/optimizer/service'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
@@ -21,9 +25,11 @@ export interface AppDeps {
   db: Db
   log: Logger
   jwtSecret: string
+  /** aborted when the server shuts down: open event streams end (serve.ts) */
+  shutdown?: AbortSignal
 }
 
-export function createApp({ config, db, log, jwtSecret }: AppDeps) {
+export function createApp({ config, db, log, jwtSecret, shutdown = new AbortController().signal }: AppDeps) {
   const jwt = new JwtCodec(jwtSecret)
   const read = createReadBatcher(db)
   const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash), read })
@@ -32,6 +38,16 @@ export function createApp({ config, db, log, jwtSecret }: AppDeps) {
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
   const guard = authGuard(authenticate)
+  const optimizer = createOptimizer({
+    db,
+    log,
+    // The built-in engine's JIT warm-up is left to serve.ts, after listen, so start-up stays fast.
+    engine: config.optimizer ? createOpenAiEngine(config.optimizer) : createBuiltinEngine({ warmUp: false }),
+    pingIntervalMs: config.optimizerStream.pingIntervalMs,
+    maxOpenStreamsPerUser: config.optimizerStream.maxOpenStreamsPerUser,
+    maxStreamMs: config.optimizerStream.maxStreamMs,
+    shutdown,
+  })
 
   return new Elysia({ normalize: false })
     .use(plumbing({ log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }))
@@ -39,6 +55,7 @@ export function createApp({ config, db, log, jwtSecret }: AppDeps) {
     .use(healthRoutes(db))
     .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
+    .use(optimizerRoutes({ optimizer, guard }))
 }
 
 export type App = ReturnType<typeof createApp>

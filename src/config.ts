@@ -15,6 +15,16 @@ export interface OAuthProviderConfig {
   emailsUrl?: string
 }
 
+export interface OptimizerUpstreamConfig {
+  baseUrl: string
+  apiKey?: string
+  model: string
+  /** from the request until the upstream's response headers */
+  connectTimeoutMs: number
+  /** longest silence allowed between two pieces of the upstream's stream */
+  idleTimeoutMs: number
+}
+
 export interface Config {
   port: number
   host: string
@@ -46,7 +56,9 @@ export interface Config {
   } | null
   lifetimePrice: string
   currency: string
-  optimizer: { baseUrl: string; apiKey?: string; model: string } | null
+  optimizer: OptimizerUpstreamConfig | null
+  /** optimizer stream knobs (not from the environment); tests shorten them */
+  optimizerStream: { pingIntervalMs: number; maxOpenStreamsPerUser: number; maxStreamMs: number }
   smtp: { url: string; from: string } | null
   /** argon2id cost; tests lower it, production keeps Bun's defaults */
   passwordHash: { memoryCost?: number; timeCost?: number }
@@ -161,6 +173,11 @@ export function loadConfig(env: Env = process.env): Config {
   const stripeKeys = pair(env, 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET')
   const paypalKeys = pair(env, 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET')
   const optimizerBase = url(env, 'OPTIMIZER_BASE_URL')
+  // Checked even without a base URL: a typo should not wait for the day the engine is switched on.
+  const optimizerTimeouts = {
+    connectTimeoutMs: integer(env, 'OPTIMIZER_CONNECT_TIMEOUT_MS', 10_000, 1, 600_000),
+    idleTimeoutMs: integer(env, 'OPTIMIZER_IDLE_TIMEOUT_MS', 30_000, 1, 600_000),
+  }
   const smtpUrl = read(env, 'SMTP_URL')
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://')
@@ -207,8 +224,11 @@ export function loadConfig(env: Env = process.env): Config {
           baseUrl: optimizerBase,
           apiKey: read(env, 'OPTIMIZER_API_KEY'),
           model: read(env, 'OPTIMIZER_MODEL') ?? 'gpt-4o-mini',
+          ...optimizerTimeouts,
         }
       : null,
+    // contract: a ping every 15 s while waiting; 3 open streams per user; no stream beyond 10 min
+    optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 10 * 60_000 },
     smtp: smtpUrl ? { url: smtpUrl, from: read(env, 'MAIL_FROM') ?? 'promptlib <noreply@localhost>' } : null,
     passwordHash: {},
   }

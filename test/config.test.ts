@@ -42,6 +42,8 @@ describe('loadConfig', () => {
     ['LIFETIME_PRICE', '199'],
     ['CURRENCY', 'dollars'],
     ['OPTIMIZER_BASE_URL', 'localhost:9999'],
+    ['OPTIMIZER_CONNECT_TIMEOUT_MS', '0'],
+    ['OPTIMIZER_IDLE_TIMEOUT_MS', '30s'],
     ['SMTP_URL', 'http://mail.example.com'],
   ])('a bad %s names the variable', (name, value) => {
     let error: unknown
@@ -72,7 +74,13 @@ describe('loadConfig', () => {
     })
     expect(c.oauth.a).toMatchObject({ clientId: 'id', tokenUrl: 'http://127.0.0.1:9000/token' })
     expect(c.paypal?.certUrlPrefixes).toEqual(['https://api-m.paypal.com/', 'https://api-m.sandbox.paypal.com/'])
-    expect(c.optimizer).toEqual({ baseUrl: 'http://127.0.0.1:9999/v1', apiKey: undefined, model: 'gpt-4o-mini' })
+    expect(c.optimizer).toEqual({
+      baseUrl: 'http://127.0.0.1:9999/v1',
+      apiKey: undefined,
+      model: 'gpt-4o-mini',
+      connectTimeoutMs: 10_000,
+      idleTimeoutMs: 30_000,
+    })
     expect(c.corsOrigins).toEqual(['https://a.example.com', 'https://b.example.com'])
   })
 })

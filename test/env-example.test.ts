@@ -12,6 +12,8 @@ const CONTRACT_VARIABLES = [
   'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET', 'PAYPAL_WEBHOOK_ID', 'PAYPAL_API_BASE', 'PAYPAL_PLAN_STARTER', 'PAYPAL_PLAN_PRO',
   'PAYPAL_CERT_URL_PREFIXES', 'LIFETIME_PRICE', 'CURRENCY', 'OPTIMIZER_BASE_URL', 'OPTIMIZER_API_KEY', 'OPTIMIZER_MODEL',
   'SMTP_URL', 'MAIL_FROM',
+  // beyond the contract: the OpenAI-compatible engine's timeouts (README, "Optimizer")
+  'OPTIMIZER_CONNECT_TIMEOUT_MS', 'OPTIMIZER_IDLE_TIMEOUT_MS',
 ]
 
 test('.env.example names every contract variable, and its values are valid', () => {

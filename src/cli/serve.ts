@@ -3,6 +3,8 @@ import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
 import { DATABASE_FILE, openDatabase } from '../db/client'
 import { runMigrations } from '../db/migrate'
+import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
+import { sweepStaleOptimizations } from '../features/optimizer/history'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
 import { pruneDeadTokens } from '../features/tokens/service'
@@ -11,6 +13,7 @@ import { VERSION } from '../version'
 import { join } from 'node:path'
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000
+const WARM_UP_AFTER_MS = 100
 
 export async function serve(config: Config, log: Logger): Promise<void> {
   const { secret, source } = resolveJwtSecret(config)
@@ -25,12 +28,17 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     pruneDailyUsage(db)
     pruneRateWindows(db)
     pruneDeadTokens(db)
+    // `running` rows a crashed process left behind (they stopped counting against the cap already)
+    sweepStaleOptimizations(db)
   }
   sweep()
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS)
   sweeper.unref()
 
-  const app = createApp({ config, db, log, jwtSecret: secret })
+  // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
+  // holding server.stop() open for as long as an upstream model keeps talking.
+  const shutdownStreams = new AbortController()
+  const app = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal })
   app.listen({
     port: config.port,
     hostname: config.host,
@@ -39,6 +47,10 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   })
   const server = app.server!
   log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir })
+  // JIT warm-up of the built-in optimizer after listen, in small steps: start-up stays fast and
+  // requests interleave with it, while the first optimizations still find warm code. It waits a
+  // moment so the readiness probes that follow a start are answered first.
+  if (!config.optimizer) setTimeout(() => void warmUpBuiltinEngineGradually(), WARM_UP_AFTER_MS).unref()
 
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -46,6 +58,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     clearInterval(sweeper)
+    shutdownStreams.abort()
     // Stop accepting; in-flight requests finish (the promise resolves when they have).
     await server.stop(false)
     // Access-log lines are written just after each response is sent; let those run first.

@@ -2,3 +2,4 @@
 export * from '../features/accounts/schema'
 export * from '../features/usage/schema'
 export * from '../features/tokens/schema'
+export * from '../features/optimizer/schema'

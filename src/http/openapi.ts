@@ -32,6 +32,7 @@ export function apiDocs() {
           tags: [
             { name: 'accounts', description: 'Registration, login, the current user' },
             { name: 'tokens', description: 'Personal access tokens for scripts' },
+            { name: 'optimizer', description: 'Prompt optimization streamed as Server-Sent Events, daily quotas, history' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {

@@ -53,47 +53,86 @@ export type ConsumeResult = { allowed: true; counted: boolean; quota: DailyQuota
 
 class LimitReached extends Error {}
 
+function prepareStatements(db: Db) {
+  const counterKey = [dailyUsage.subject, dailyUsage.metric, dailyUsage.day]
+  const upsert = (setWhere?: ReturnType<typeof lt>) =>
+    db
+      .insert(dailyUsage)
+      .values({ subject: sql.placeholder('subject'), metric: sql.placeholder('metric'), day: sql.placeholder('day'), count: 1 })
+      .onConflictDoUpdate({ target: counterKey, set: { count: sql`${dailyUsage.count} + 1` }, setWhere })
+      .returning({ count: dailyUsage.count })
+      .prepare()
+  return {
+    claimItem: db
+      .insert(dailyUsageItems)
+      .values({ subject: sql.placeholder('subject'), metric: sql.placeholder('metric'), day: sql.placeholder('day'), item: sql.placeholder('item') })
+      .onConflictDoNothing()
+      .returning()
+      .prepare(),
+    countUnlimited: upsert(),
+    countBelowLimit: upsert(lt(dailyUsage.count, sql.placeholder('limit'))),
+    used: db
+      .select({ count: dailyUsage.count })
+      .from(dailyUsage)
+      .where(
+        and(
+          eq(dailyUsage.subject, sql.placeholder('subject')),
+          eq(dailyUsage.metric, sql.placeholder('metric')),
+          eq(dailyUsage.day, sql.placeholder('day')),
+        ),
+      )
+      .prepare(),
+  }
+}
+
+// Prepared once per connection: metering runs on every metered request, and building and
+// compiling these statements each time cost more than running them. drizzle's transaction
+// objects share their database's session, and a statement prepared on a connection runs
+// inside that connection's transactions.
+const preparedBySession = new WeakMap<object, ReturnType<typeof prepareStatements>>()
+
+function statements(db: Db): ReturnType<typeof prepareStatements> {
+  const session = (db as unknown as { session: object }).session
+  let prepared = preparedBySession.get(session)
+  if (!prepared) preparedBySession.set(session, (prepared = prepareStatements(db)))
+  return prepared
+}
+
 /**
  * Takes one unit, atomically. The item is claimed first (insert-or-nothing), then the counter
  * is raised only while below the limit, in one statement; a refusal rolls the claim back. The
  * same two statements are race-free on PostgreSQL, where transactions do not serialise.
+ * Without an item the counter statement alone decides, atomically, so no transaction is opened
+ * (called inside the caller's transaction, it simply joins it).
  */
 export function consumeDaily(db: Db, req: ConsumeRequest): ConsumeResult {
   const now = req.now ?? new Date()
   const day = utcDay(now)
   const key = { subject: req.subject, metric: req.metric, day }
+  const s = statements(db)
+  const refused = (): ConsumeResult => ({ allowed: false, quota: quota(req.metric, now, usedIn(db, key), req.limit) })
+  if (req.limit !== null && req.limit <= 0) return refused()
+  const count = () => (req.limit === null ? s.countUnlimited.get(key) : s.countBelowLimit.get({ ...key, limit: req.limit }))
+  if (req.item === undefined) {
+    const row = count()
+    return row ? { allowed: true, counted: true, quota: quota(req.metric, now, row.count, req.limit) } : refused()
+  }
   try {
     return writeTransaction(db, (tx) => {
-      if (req.item !== undefined) {
-        const claimed = tx.insert(dailyUsageItems).values({ ...key, item: req.item }).onConflictDoNothing().returning().get()
-        if (!claimed) return { allowed: true as const, counted: false, quota: quota(req.metric, now, usedIn(tx, key), req.limit) }
-      }
-      const row = tx
-        .insert(dailyUsage)
-        .values({ ...key, count: 1 })
-        .onConflictDoUpdate({
-          target: [dailyUsage.subject, dailyUsage.metric, dailyUsage.day],
-          set: { count: sql`${dailyUsage.count} + 1` },
-          setWhere: req.limit === null ? undefined : lt(dailyUsage.count, req.limit),
-        })
-        .returning({ count: dailyUsage.count })
-        .get()
-      if (!row || (req.limit !== null && row.count > req.limit)) throw new LimitReached()
+      const claimed = s.claimItem.get({ ...key, item: req.item })
+      if (!claimed) return { allowed: true as const, counted: false, quota: quota(req.metric, now, usedIn(tx, key), req.limit) }
+      const row = count()
+      if (!row) throw new LimitReached()
       return { allowed: true as const, counted: true, quota: quota(req.metric, now, row.count, req.limit) }
     })
   } catch (error) {
     if (!(error instanceof LimitReached)) throw error
-    return { allowed: false, quota: quota(req.metric, now, usedIn(db, key), req.limit) }
+    return refused()
   }
 }
 
 function usedIn(db: Db, key: { subject: string; metric: string; day: string }): number {
-  const row = db
-    .select({ count: dailyUsage.count })
-    .from(dailyUsage)
-    .where(and(eq(dailyUsage.subject, key.subject), eq(dailyUsage.metric, key.metric), eq(dailyUsage.day, key.day)))
-    .get()
-  return row?.count ?? 0
+  return statements(db).used.get(key)?.count ?? 0
 }
 
 /** Gives back one unit taken on `day` (a call that failed before producing anything). */

@@ -69,25 +69,46 @@ const WARM_UP_PROMPT = [
 
 let warmedUp = false
 
+/** The warm-up work: every mode on prose paragraphs, and on a pasted table of many short lines. */
+function* warmUpSteps(): Generator<void> {
+  const prompts = [WARM_UP_PROMPT.repeat(4), `Summarize this table:\n${'id,name,total\n'.repeat(400)}`]
+  for (let round = 0; round < 3; round++) {
+    for (const prompt of prompts) {
+      for (const mode of MODE_IDS) {
+        optimizePrompt({ prompt, mode, targetModel: 'claude' })
+        yield
+      }
+    }
+  }
+}
+
 /**
- * Runs every mode a few times on a representative prompt, once per process (~20–40 ms at
- * startup). Cold JavaScript is several times slower than JIT-compiled code; without this the
- * first real 20,000-character request would take ~15–40 ms to its first chunk instead of ~2–5 ms.
+ * Runs every mode a few times on representative prompts, once per process (~20–40 ms).
+ * Cold JavaScript is several times slower than JIT-compiled code; without this the first real
+ * 20,000-character request would take ~15–40 ms to its first chunk instead of ~2–5 ms.
  */
 function warmUpOnce(): void {
   if (warmedUp) return
   warmedUp = true
-  // Prose paragraphs, and a pasted table of many short lines: the two shapes long prompts take.
-  const prompts = [WARM_UP_PROMPT.repeat(4), `Summarize this table:\n${'id,name,total\n'.repeat(400)}`]
-  for (let round = 0; round < 3; round++) {
-    for (const prompt of prompts) for (const mode of MODE_IDS) optimizePrompt({ prompt, mode, targetModel: 'claude' })
-  }
+  for (const _ of warmUpSteps());
 }
 
-export function createBuiltinEngine(options: { chunkSize?: number } = {}): OptimizerEngine {
+/**
+ * The same warm-up in small steps with the event loop free in between (one mode on one prompt
+ * each, a few ms at most), for a server that is already answering requests: start-up stays fast
+ * and no request waits behind the whole warm-up.
+ */
+export async function warmUpBuiltinEngineGradually(): Promise<void> {
+  if (warmedUp) return
+  warmedUp = true
+  for (const _ of warmUpSteps()) await yieldToEventLoop()
+}
+
+/** @param options.warmUp false: leave the warm-up to the caller (see warmUpBuiltinEngineGradually) */
+export function createBuiltinEngine(options: { chunkSize?: number; warmUp?: boolean } = {}): OptimizerEngine {
   const requested = options.chunkSize ?? DEFAULT_CHUNK_SIZE
   const chunkSize = Number.isFinite(requested) ? Math.max(1, Math.floor(requested)) : DEFAULT_CHUNK_SIZE
-  warmUpOnce()
+  if (options.warmUp !== false) warmUpOnce()
 
   return {
     name: 'builtin',

@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { users } from '../accounts/schema'
+
+export const OPTIMIZATION_STATUSES = ['running', 'completed', 'failed', 'aborted'] as const
+export type OptimizationStatus = (typeof OPTIMIZATION_STATUSES)[number]
+
+/**
+ * One row per optimize call: written `running` when the stream starts and finished when it
+ * ends. The `running` rows are also the per-user count of open streams, kept here rather than
+ * in memory so the cap holds across instances.
+ */
+export const optimizationHistory = sqliteTable(
+  'optimization_history',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    mode: text('mode').notNull(),
+    prompt: text('prompt').notNull(),
+    targetModel: text('target_model'),
+    /** null until the run completes; a failed or aborted run keeps null */
+    optimizedPrompt: text('optimized_prompt'),
+    engine: text('engine').notNull(),
+    model: text('model'),
+    status: text('status', { enum: OPTIMIZATION_STATUSES }).notNull(),
+    /** why a run failed (upstream_error, upstream_timeout, …), for operators; null otherwise */
+    errorCode: text('error_code'),
+    inputTokens: integer('input_tokens'),
+    outputTokens: integer('output_tokens'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    finishedAt: integer('finished_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    // the history page, newest first
+    index('optimization_history_user_created_idx').on(t.userId, t.createdAt),
+    // the open-stream count (a small partial index: only running rows)
+    index('optimization_history_running_idx').on(t.userId, t.createdAt).where(sql`${t.status} = 'running'`),
+  ],
+)
+
+export type OptimizationRow = typeof optimizationHistory.$inferSelect

@@ -1,0 +1,180 @@
+// Streams over real sockets: a client that goes away makes the server abort the upstream
+// request within 100 ms and store the entry as aborted; SIGTERM ends open streams; a restart
+// sweeps the running rows a crashed process left behind.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { json, register, tempDir } from './support/app'
+import { FakeLlm, type FakeLlmRequest } from './support/fake-llm'
+import { cli, startServer } from './support/process'
+import { HISTORY, makeOptimizerApp } from './support/optimizer'
+import { SseReader } from './support/sse-client'
+
+const fake = new FakeLlm()
+const t = makeOptimizerApp({ upstreamUrl: fake.url })
+t.app.listen({ port: 0, hostname: '127.0.0.1' })
+const base = `http://127.0.0.1:${t.app.server!.port}`
+afterAll(async () => {
+  await t.app.stop(true)
+  fake.stop()
+})
+
+const GOOD = { prompt: 'make this prompt better', mode: 'enhance' }
+
+function openStream(url: string, token: string, signal: AbortSignal) {
+  return fetch(`${url}/api/optimizer/optimize`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(GOOD),
+    signal,
+  })
+}
+
+async function historyOf(token: string) {
+  return json(await fetch(`${base}${HISTORY}`, { headers: { authorization: `Bearer ${token}` } }))
+}
+
+async function waitForStatus(token: string, status: string) {
+  for (let i = 0; i < 200; i++) {
+    const page = await historyOf(token)
+    if (page.items[0]?.status === status) return page.items[0]
+    await Bun.sleep(5)
+  }
+  throw new Error(`history never reached ${status}`)
+}
+
+describe('the client goes away', () => {
+  test('mid-stream: the upstream request is closed within 100 ms; history aborted; no refund', async () => {
+    const { token } = await register(t)
+    fake.script = { tokens: Array.from({ length: 100 }, (_, i) => `token${i} `), tokenDelayMs: 30 }
+    const controller = new AbortController()
+    const reader = new SseReader(await openStream(base, token, controller.signal))
+    expect((await reader.next())!.event).toBe('start')
+    expect((await reader.next())!.event).toBe('delta')
+    expect((await reader.next())!.event).toBe('delta')
+    const upstream: FakeLlmRequest = fake.requests.at(-1)!
+    const abortedAt = performance.now()
+    controller.abort()
+    const goneAt = await fake.clientGone(upstream)
+    expect(goneAt).not.toBeNull()
+    expect(goneAt! - abortedAt).toBeLessThan(100)
+    const entry = await waitForStatus(token, 'aborted')
+    expect(entry.optimized_prompt).toBeNull()
+    expect((await json(await fetch(`${base}/api/user/me`, { headers: { authorization: `Bearer ${token}` } }))).usage.optimizations_today).toBe(1)
+  })
+
+  test('while the server still waits for the upstream’s first byte: closed within 100 ms too', async () => {
+    const { token } = await register(t)
+    fake.script = { headerDelayMs: 5000 }
+    const before = fake.requests.length
+    const controller = new AbortController()
+    const reader = new SseReader(await openStream(base, token, controller.signal))
+    expect((await reader.next())!.event).toBe('start')
+    await fake.waitForRequests(before + 1)
+    const upstream = fake.requests.at(-1)!
+    const abortedAt = performance.now()
+    controller.abort()
+    const goneAt = await fake.clientGone(upstream)
+    expect(goneAt! - abortedAt).toBeLessThan(100)
+    await waitForStatus(token, 'aborted')
+  })
+})
+
+describe('the server process', () => {
+  test('SIGTERM ends open streams with error shutting_down, stores them aborted, exits 0', async () => {
+    const dataDir = tempDir()
+    fake.script = { tokens: ['first ', 'second '], tokenDelayMs: 5, hold: true }
+    const server = await startServer({ DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', OPTIMIZER_BASE_URL: fake.url, OPTIMIZER_MODEL: 'fake-model-1' })
+    const reg = await fetch(`${server.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'sigterm@example.com', password: 'a sufficiently long passphrase', name: 'S' }),
+    })
+    const { access_token: token } = (await reg.json()) as { access_token: string }
+    const readers = await Promise.all([1, 2].map(async () => new SseReader(await openStream(server.url, token, new AbortController().signal))))
+    for (const reader of readers) {
+      expect((await reader.next())!.event).toBe('start')
+      expect((await reader.next())!.event).toBe('delta')
+    }
+    server.kill('SIGTERM')
+    for (const reader of readers) {
+      const rest = await reader.all()
+      expect(rest.at(-1)!.event).toBe('error')
+      expect(rest.at(-1)!.data.code).toBe('shutting_down')
+    }
+    expect(await server.exited).toBe(0)
+    const db = new Database(join(dataDir, 'promptlib.db'), { readonly: true })
+    const rows = db.query('SELECT status, error_code FROM optimization_history').all()
+    db.close()
+    expect(rows).toEqual([
+      { status: 'aborted', error_code: 'shutting_down' },
+      { status: 'aborted', error_code: 'shutting_down' },
+    ])
+  })
+
+  test('two instances on one database share the daily quota and the open-stream cap', async () => {
+    const dataDir = tempDir()
+    const env = { DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', JWT_SECRET: 'shared-secret-shared-secret-shared-secret', OPTIMIZER_BASE_URL: fake.url }
+    const a = await startServer(env)
+    const b = await startServer(env)
+    try {
+      const registerOn = async (url: string, email: string) => {
+        const res = await fetch(`${url}/api/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password: 'a sufficiently long passphrase', name: 'Two' }),
+        })
+        return ((await res.json()) as { access_token: string }).access_token
+      }
+      // a free user: 10 calls spread over both instances at once → exactly 3 streams
+      fake.script = { tokens: ['ok'] }
+      const free = await registerOn(a.url, 'two-free@example.com')
+      const calls = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => openStream(i % 2 ? a.url : b.url, free, new AbortController().signal)),
+      )
+      expect(calls.filter((r) => r.status === 200)).toHaveLength(3)
+      expect(calls.filter((r) => r.status === 429)).toHaveLength(7)
+      await Promise.all(calls.map((r) => r.text()))
+      // a starter user: 2 streams held on one instance and 1 on the other → the 4th is refused on either
+      fake.script = { tokens: ['held'], hold: true }
+      const starter = await registerOn(b.url, 'two-starter@example.com')
+      expect(cli(['user', 'set-tier', 'two-starter@example.com', 'starter'], { DATA_DIR: dataDir }).code).toBe(0)
+      const controller = new AbortController()
+      const held = await Promise.all([a.url, a.url, b.url].map((url) => openStream(url, starter, controller.signal)))
+      expect(held.map((r) => r.status)).toEqual([200, 200, 200])
+      for (const url of [a.url, b.url]) {
+        const refused = await openStream(url, starter, new AbortController().signal)
+        expect(refused.status).toBe(429)
+        expect(((await refused.json()) as { code: string }).code).toBe('rate_limited')
+      }
+      controller.abort()
+    } finally {
+      a.kill()
+      b.kill()
+      await Promise.all([a.exited, b.exited])
+    }
+  })
+
+  test('at start, running rows older than any stream can live are swept to aborted', async () => {
+    const dataDir = tempDir()
+    expect(cli(['migrate'], { DATA_DIR: dataDir }).code).toBe(0)
+    const db = new Database(join(dataDir, 'promptlib.db'))
+    const now = Date.now()
+    db.run(`INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'crash@example.com', 'C', 'pro', ${now}, ${now})`)
+    const insert = db.prepare(
+      `INSERT INTO optimization_history (id, user_id, mode, prompt, engine, status, created_at) VALUES (?, 'u1', 'enhance', 'p', 'builtin', 'running', ?)`,
+    )
+    insert.run('stale', now - 60 * 60_000)
+    insert.run('live', now - 1000) // another instance's stream: left alone
+    db.close()
+    const server = await startServer({ DATA_DIR: dataDir })
+    server.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+    const after = new Database(join(dataDir, 'promptlib.db'), { readonly: true })
+    expect(after.query('SELECT id, status FROM optimization_history ORDER BY id').all()).toEqual([
+      { id: 'live', status: 'running' },
+      { id: 'stale', status: 'aborted' },
+    ])
+    after.close()
+  })
+})
