@@ -26,7 +26,17 @@ export function problems<const S extends number>(...statuses: S[]): Record<S, ty
   return Object.fromEntries(statuses.map((s) => [s, ProblemSchema])) as Record<S, typeof ProblemSchema>
 }
 
-export const TierSchema = t.UnionEnum(TIERS)
+/**
+ * One of a fixed set of strings. Elysia's t.UnionEnum gives itself a default (its first value),
+ * so a missing required field would silently take that value; this one has no default.
+ */
+export function StringEnum<const T extends readonly [string, ...string[]]>(values: T, options: { description?: string } = {}) {
+  const schema = t.UnionEnum(values, options)
+  delete (schema as { default?: unknown }).default
+  return schema
+}
+
+export const TierSchema = StringEnum(TIERS)
 
 /** A JSON object that refuses unknown properties (a typo is an error, not silently ignored). */
 export function strictObject<T extends Record<string, TSchema>>(properties: T, options: { description?: string } = {}) {

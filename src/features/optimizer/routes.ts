@@ -2,7 +2,7 @@
 // (contract section 7).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { NO_STORE, paginated, PaginationQuery, ProblemSchema, problems } from '../../http/schemas'
+import { jsonBody, NO_STORE, StringEnum, paginated, PaginationQuery, ProblemSchema, problems } from '../../http/schemas'
 import { OptimizeBody, parseOptimizeBody } from './input'
 import { OPTIMIZATION_MODES } from './modes'
 import { OPTIMIZATION_STATUSES } from './schema'
@@ -17,7 +17,7 @@ const HistoryItem = t.Object({
   optimized_prompt: t.Nullable(t.String({ description: 'null unless status is completed' })),
   engine: t.String({ examples: ['builtin', 'openai-compatible'] }),
   model: t.Nullable(t.String({ description: 'the upstream model; null for the built-in engine' })),
-  status: t.UnionEnum(OPTIMIZATION_STATUSES, { description: 'running (stream still open), completed, failed or aborted' }),
+  status: StringEnum(OPTIMIZATION_STATUSES, { description: 'running (stream still open), completed, failed or aborted' }),
   created_at: t.String({ format: 'date-time' }),
 })
 
@@ -82,16 +82,15 @@ export function optimizerRoutes({ optimizer, guard }: OptimizerRoutesDeps) {
     })
     .post(
       '/api/optimizer/optimize',
-      // The body is validated here, after authentication: see input.ts.
       ({ user, body, request }) => optimizer.start(user, parseOptimizeBody(body), request),
       {
         auth: true,
+        ...jsonBody(OptimizeBody),
         detail: {
           tags: ['optimizer'],
           summary: 'Optimize a prompt, streamed as Server-Sent Events',
           description: STREAM_DESCRIPTION,
           security: [{ bearer: [] }],
-          requestBody: { required: true, content: { 'application/json': { schema: OptimizeBody as never } } },
           responses: {
             200: {
               description: 'The event stream: start, delta…, then done or error (see the description)',
