@@ -5,7 +5,13 @@ import type { Db } from './db/client'
 import { createAccounts } from './features/accounts/service'
 import { PasswordHasher } from './features/accounts/passwords'
 import { accountsRoutes } from './features/accounts/routes'
+import { catalogueRoutes } from './features/catalogue/routes'
+import { createCatalogue } from './features/catalogue/service'
+import { favoritesRoutes } from './features/favorites/routes'
+import { createFavorites } from './features/favorites/service'
 import { healthRoutes } from './features/health/routes'
+import { skillsRoutes } from './features/skills/routes'
+import { createSkills } from './features/skills/service'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
@@ -31,6 +37,9 @@ export function createApp({ config, db, log, jwtSecret }: AppDeps) {
     .use(apiDocs())
     .use(healthRoutes(db))
     .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
+    .use(catalogueRoutes({ db, catalogue: createCatalogue(db), guard }))
+    .use(skillsRoutes({ skills: createSkills(db), guard }))
+    .use(favoritesRoutes({ favorites: createFavorites(db), guard }))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -3,6 +3,7 @@ import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
 import { DATABASE_FILE, openDatabase } from '../db/client'
 import { runMigrations } from '../db/migrate'
+import { loadDemoCatalogueIfEmpty } from '../features/catalogue/demo'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
 import type { Logger } from '../log'
@@ -19,6 +20,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const db = openDatabase(join(config.dataDir, DATABASE_FILE))
   const applied = runMigrations(db)
   if (applied.length > 0) log.info('migrations applied', { migrations: applied })
+  if (config.demoCatalogue) loadDemoCatalogueIfEmpty(db, log)
 
   const sweep = () => {
     pruneDailyUsage(db)

@@ -31,6 +31,9 @@ export function apiDocs() {
           info: { title: 'promptlib API', version: VERSION, description: DESCRIPTION },
           tags: [
             { name: 'accounts', description: 'Registration, login, the current user' },
+            { name: 'catalogue', description: 'Categories, prompt listings, full-text search, prompt detail (metered)' },
+            { name: 'skills', description: 'Agent Skills (pro and lifetime tiers)' },
+            { name: 'favorites', description: 'The user’s favorite prompts' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {

@@ -37,16 +37,17 @@ export const splitTags = (tags: string): string[] => (tags === '' ? [] : tags.sp
 // needs them, and removing them keeps imported text free of them. NUL and other C0 controls
 // except tab, newline and carriage return are removed too.
 const UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufdd0-\ufdef\ufffe\uffff]/g
-export const cleanText = (value: string) => value.replace(UNWANTED, '')
+const HAS_UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufdd0-\ufdef\ufffe\uffff]/
+export const cleanText = (value: string) => (HAS_UNWANTED.test(value) ? value.replace(UNWANTED, '') : value)
 
 export const PREVIEW_LENGTH = 200
 
 /** The first ~200 characters of the content, whitespace folded, cut at a word boundary, with "…" when cut. */
 export function previewOf(content: string, max = PREVIEW_LENGTH): string {
   const folded = content.slice(0, max * 4).replace(/\s+/g, ' ').trim()
-  const chars = [...folded]
-  if (chars.length <= max) return folded
-  let cut = chars.slice(0, max).join('')
+  if (folded.length <= max) return folded
+  // Cut by UTF-16 units, never inside a surrogate pair.
+  let cut = folded.slice(0, /[\ud800-\udbff]/.test(folded.charAt(max - 1)) ? max - 1 : max)
   const space = cut.lastIndexOf(' ')
   if (space >= max * 0.6) cut = cut.slice(0, space)
   return cut.replace(/[\s,;:.\-–—]+$/u, '') + '…'
@@ -108,8 +109,8 @@ export function uuidV5(name: string): string {
 }
 
 /** A short, stable fingerprint of the imported fields (change detection, not security). */
-export function fingerprint(parts: readonly unknown[]): string {
-  return Bun.hash(JSON.stringify(parts)).toString(36)
+export function fingerprint(parts: readonly (string | number | null | undefined)[]): string {
+  return Bun.hash(parts.map((p) => (p === null || p === undefined ? '\u0002' : String(p))).join('\u0001')).toString(36)
 }
 
 /** "machine-learning" → "Machine learning": a readable name for a category created on the fly. */

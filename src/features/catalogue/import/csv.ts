@@ -89,6 +89,7 @@ export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): 
         if (++done % 1000 === 0) opts.onProgress?.(done, latest.size)
       }
       opts.onProgress?.(done, latest.size)
+      store.flushSearchIndex()
       if (changed || report.created + report.updated > 0) store.bumpRevision()
     })
   } catch (error) {

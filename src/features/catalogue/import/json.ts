@@ -186,6 +186,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
       }
       opts.onProgress?.(done, total)
       if (report.errors.length > 0) throw new RollBack()
+      store.flushSearchIndex()
       if (report.created + report.updated > 0) store.bumpRevision()
     })
   } catch (error) {
