@@ -7,7 +7,7 @@ import { createCatalogueStore, type PromptInput } from '../store'
 import { cleanText, normaliseTags, previewOf, uuidV5 } from '../text'
 import { parseCsv } from './csv-parse'
 import { LIMITS } from './fields'
-import { newReport, type FileReport, type Progress, RollBack } from './report'
+import { newReport, type FileReport, type Progress } from './report'
 
 const KNOWN_COLUMNS = ['act', 'prompt', 'for_devs', 'type', 'contributor']
 
@@ -77,23 +77,19 @@ export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): 
   // A later row with the same title replaces the earlier one.
   const latest = new Map(parsed.map((p) => [p.input.id, p]))
   const now = opts.now ?? Date.now()
-  try {
-    writeTransaction(db, () => {
-      const store = createCatalogueStore(db)
-      let changed = false
-      for (const categoryId of new Set([...latest.values()].map((p) => p.input.categoryId))) changed = store.ensureCategory(categoryId, now) || changed
-      let done = 0
-      for (const { input } of latest.values()) {
-        const outcome = store.upsertPrompt(input, now)
-        report[outcome]++
-        if (++done % 1000 === 0) opts.onProgress?.(done, latest.size)
-      }
-      opts.onProgress?.(done, latest.size)
-      store.flushSearchIndex()
-      if (changed || report.created + report.updated > 0) store.bumpRevision()
-    })
-  } catch (error) {
-    if (!(error instanceof RollBack)) throw error
-  }
+  writeTransaction(db, () => {
+    const store = createCatalogueStore(db)
+    let changed = false
+    for (const categoryId of new Set([...latest.values()].map((p) => p.input.categoryId))) changed = store.ensureCategory(categoryId, now) || changed
+    let done = 0
+    for (const { input } of latest.values()) {
+      const outcome = store.upsertPrompt(input, now)
+      report[outcome]++
+      if (++done % 1000 === 0) opts.onProgress?.(done, latest.size)
+    }
+    opts.onProgress?.(done, latest.size)
+    store.flushSearchIndex()
+    if (changed || report.created + report.updated > 0) store.bumpRevision()
+  })
   return report
 }

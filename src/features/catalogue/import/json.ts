@@ -6,7 +6,7 @@ import { createSkillStore, type SkillInput } from '../../skills/store'
 import { createCatalogueStore, type CategoryInput, type PromptInput, type SubcategoryInput } from '../store'
 import { UUID } from '../text'
 import { isRecord, LIMITS, RecordReader } from './fields'
-import { newReport, type FileReport, type Progress, RollBack } from './report'
+import { newReport, type FileReport, type Progress } from './report'
 
 export const CATALOGUE_FORMAT = 'promptlib-catalogue'
 export const CATALOGUE_VERSION = 1
@@ -155,43 +155,46 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
   dupes(categories, (c) => c.id, 'category id')
   dupes(prompts, (p) => p.id, 'prompt id')
   dupes(skills, (s) => s.id, 'skill name')
+  const store = createCatalogueStore(db)
+  const fileSubs = new Map(categories.map((c) => [c.value.id, new Set(c.value.subcategories.map((s) => s.id))]))
+  for (const { value, line } of prompts) {
+    if (!fileSubs.has(value.categoryId) && !store.categoryExists(value.categoryId)) {
+      fail(line(), `prompt ${value.id}: unknown category "${value.categoryId}" (define it in "categories")`)
+    } else if (value.subcategoryId && !fileSubs.get(value.categoryId)?.has(value.subcategoryId) && !store.subcategoryExists(value.categoryId, value.subcategoryId)) {
+      fail(line(), `prompt ${value.id}: category "${value.categoryId}" has no subcategory "${value.subcategoryId}"`)
+    }
+  }
   if (report.errors.length > 0) return report
 
   const now = opts.now ?? Date.now()
   const outcome = (o: 'created' | 'updated' | 'unchanged') => void report[o]++
   try {
     writeTransaction(db, () => {
-      const store = createCatalogueStore(db)
       const skillStore = createSkillStore(db)
-      const fileSubs = new Map(categories.map((c) => [c.value.id, new Set(c.value.subcategories.map((s) => s.id))]))
       for (const { value } of categories) {
         outcome(store.upsertCategory(value, now))
         for (const sub of value.subcategories) store.upsertSubcategory(value.id, sub)
       }
       const total = prompts.length + skills.length
       let done = 0
-      for (const { value, line } of prompts) {
-        if (!fileSubs.has(value.categoryId) && !store.categoryExists(value.categoryId)) {
-          fail(line(), `prompt ${value.id}: unknown category "${value.categoryId}" (define it in "categories")`)
-        } else if (value.subcategoryId && !fileSubs.get(value.categoryId)?.has(value.subcategoryId) && !store.subcategoryExists(value.categoryId, value.subcategoryId)) {
-          fail(line(), `prompt ${value.id}: category "${value.categoryId}" has no subcategory "${value.subcategoryId}"`)
-        } else if (report.errors.length === 0) {
-          outcome(store.upsertPrompt(value, now))
-        }
+      for (const { value } of prompts) {
+        outcome(store.upsertPrompt(value, now))
         if (++done % 1000 === 0) opts.onProgress?.(done, total)
       }
       for (const { value } of skills) {
-        if (report.errors.length === 0) outcome(skillStore.upsertSkill(value, now))
+        outcome(skillStore.upsertSkill(value, now))
         done++
       }
       opts.onProgress?.(done, total)
-      if (report.errors.length > 0) throw new RollBack()
       store.flushSearchIndex()
       if (report.created + report.updated > 0) store.bumpRevision()
     })
   } catch (error) {
-    if (!(error instanceof RollBack)) throw error
+    // A constraint the checks above did not foresee (another process changed the catalogue
+    // meanwhile): the transaction rolled back; report it instead of crashing the import.
+    if (!(error instanceof Error) || !/constraint/i.test(error.message)) throw error
     report.created = report.updated = report.unchanged = 0
+    fail(null, `the import was rolled back: ${error.message}`)
   }
   return report
 }

@@ -27,9 +27,6 @@ export function count(report: FileReport, outcome: 'created' | 'updated' | 'unch
   report[outcome]++
 }
 
-/** Thrown inside an import transaction to roll it back when the file had errors. */
-export class RollBack extends Error {}
-
 export function formatIssue(kind: 'error' | 'warning', issue: ImportIssue): string {
   return `${issue.file}${issue.line !== null ? `:${issue.line}` : ''}: ${kind}: ${issue.message}`
 }
