@@ -12,6 +12,9 @@ export const LIMITS = {
   tags: 20,
 } as const
 
+/** Skill names that are path segments of the API: /api/skills/search is the search endpoint. */
+export const RESERVED_SKILL_NAMES = ['search']
+
 export class RecordReader {
   readonly errors: string[] = []
   readonly warnings: string[] = []

@@ -5,7 +5,7 @@ import { type Db, writeTransaction } from '../../../db/client'
 import { createSkillStore, type SkillInput } from '../../skills/store'
 import { createCatalogueStore, type CategoryInput, type PromptInput, type SubcategoryInput } from '../store'
 import { UUID } from '../text'
-import { isRecord, LIMITS, RecordReader } from './fields'
+import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { newReport, type FileReport, type Progress } from './report'
 
 export const CATALOGUE_FORMAT = 'promptlib-catalogue'
@@ -127,6 +127,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
     const name = r.slug('name', { required: true })
     const id = r.slug('id') ?? name
     if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
+    if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
     const description = r.text('description', { required: true, max: 100_000 })
     if (description !== null && description.length > LIMITS.skillDescription) r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
     const skill = {

@@ -10,7 +10,7 @@ import { parseDocument } from 'yaml'
 import { type Db, writeTransaction } from '../../../db/client'
 import { createSkillStore, type SkillInput } from '../../skills/store'
 import { cleanText, isSlug, normaliseTags } from '../text'
-import { isRecord, LIMITS, RecordReader } from './fields'
+import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { newReport, type FileReport } from './report'
 
 export const SKILL_FILE = 'SKILL.md'
@@ -104,6 +104,7 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
   const name = front.name
   if (typeof name !== 'string' || name.trim() === '') fail(keyLine('name'), '"name" is required: the skill\'s kebab-case name')
   else if (!isSlug(name)) fail(keyLine('name'), `"name" must be kebab-case (lowercase letters, digits, single hyphens), at most 64 characters (got "${name.slice(0, 80)}")`)
+  else if (RESERVED_SKILL_NAMES.includes(name)) fail(keyLine('name'), `the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
   else if (name !== basename(folder)) warn(keyLine('name'), `"name" (${name}) differs from the folder name (${basename(folder)}); the skill is stored as "${name}"`)
 
   const description = front.description
