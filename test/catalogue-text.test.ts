@@ -85,12 +85,13 @@ describe('uuidV5', () => {
 })
 
 describe('search query building', () => {
-  test('words are quoted; the last is a prefix from 3 letters; stopwords dropped unless alone', () => {
-    expect(searchTerms('How to write a Blog pos')).toEqual({ words: ['write', 'blog', 'pos'], prefix: true })
+  test('words are quoted; the last is a prefix from 4 letters; stopwords dropped unless alone', () => {
+    expect(searchTerms('How to write a Blog post')).toEqual({ words: ['write', 'blog', 'post'], prefix: true })
+    expect(searchTerms('blog pos')).toEqual({ words: ['blog', 'pos'], prefix: false })
     expect(searchTerms('the')).toEqual({ words: ['the'], prefix: false })
     expect(searchTerms('go')).toEqual({ words: ['go'], prefix: false })
     expect(searchTerms('!!! 🙂 ---')).toBeNull()
-    expect(ftsExpression(searchTerms('NEAR(x "y" OR z*')!, ['title', 'content'], ['c61'])).toBe('{title content} : ("near" "x" "y" "z") AND facets : "c61"')
+    expect(ftsExpression(searchTerms('NEAR(x "y" OR zulu*')!, ['c61'])).toBe('"near" "x" "y" "zulu"* AND facets : "c61"')
   })
 
   test('at most 16 distinct words; very long words cut', () => {
@@ -102,7 +103,7 @@ describe('search query building', () => {
 
 describe('snippet', () => {
   test('the window around the matches, escaped, matches marked, … where cut', () => {
-    const terms = searchTerms('zebra cro')!
+    const terms = searchTerms('zebra cros')!
     const text = `${'lead '.repeat(30)}the <b>zebra</b> & its crossing ${'tail '.repeat(30)}`
     const s = snippet([text], terms)
     expect(s.startsWith('…')).toBe(true)

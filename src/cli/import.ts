@@ -46,7 +46,7 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
   const { paths, category } = parseArgs(args)
   const db = openMigratedDatabase(ctx.config)
   // A bigger page cache for this process only: a large import rewrites many index pages.
-  db.$client.run('PRAGMA cache_size = -131072')
+  db.$client.run('PRAGMA cache_size = -262144')
   const bar = progressBar()
   const started = performance.now()
   let reports: FileReport[]

@@ -12,8 +12,11 @@ const STOPWORDS = new Set(
 
 export const MAX_TERMS = 16
 const MAX_TERM_LENGTH = 100
-/** The last word matches as a prefix from this length on (shorter prefixes match too much to be useful or fast). */
-export const MIN_PREFIX = 3
+/**
+ * The last word matches as a prefix from this length on. FTS5 expands a prefix into every
+ * indexed word that starts with it; shorter prefixes match too much to be useful or fast.
+ */
+export const MIN_PREFIX = 4
 
 export interface SearchTerms {
   /** folded words (lower case, no diacritics), the last one possibly a prefix */
@@ -45,12 +48,13 @@ export function searchTerms(q: string): SearchTerms | null {
 const quote = (word: string) => `"${word.replaceAll('"', '""')}"`
 
 /**
- * The FTS5 expression: every word must appear in one of `columns`; the last one as a prefix;
- * each filter is a facet token that must appear in the `facets` column.
+ * The FTS5 expression: every word must appear (the last one as a prefix), and each filter's
+ * facet token in the `facets` column. Typed words could only match a facet token by spelling
+ * its hex code exactly, so no column filter is spent on keeping them apart.
  */
-export function ftsExpression(terms: SearchTerms, columns: readonly string[], facets: string[] = []): string {
+export function ftsExpression(terms: SearchTerms, facets: string[] = []): string {
   const parts = terms.words.map((w, i) => quote(w) + (terms.prefix && i === terms.words.length - 1 ? '*' : ''))
-  let expression = `{${columns.join(' ')}} : (${parts.join(' ')})`
+  let expression = parts.join(' ')
   for (const facet of facets) expression += ` AND facets : ${quote(facet)}`
   return expression
 }

@@ -54,7 +54,6 @@ const ORDER: Record<Sort, string> = {
 export const SEARCH_WINDOW = 1000
 /** bm25 column weights: title, description, content, tags, facets. */
 const BM25 = 'bm25(prompts_fts, 10.0, 4.0, 1.0, 6.0, 0.0)'
-const SEARCH_COLUMNS = ['title', 'description', 'content', 'tags'] as const
 
 /** Prepared statements by SQL text: the listing and search build a handful of variants. */
 function statementCache(client: Database) {
@@ -151,14 +150,17 @@ export function createCatalogue(db: Db) {
         if (tag === '') return empty
         facets.push(tagFacet(tag))
       }
-      const match = ftsExpression(terms, SEARCH_COLUMNS, facets)
-      // The window of candidates (newest first, straight from the index) is ranked and paged.
+      const match = ftsExpression(terms, facets)
+      // The window of candidates (newest first, straight from the index) is ranked; only the
+      // page's rows are then read from prompts (a prompt row is large: reading 1,000 of them
+      // cost more than ranking them).
       const rows = prepared<SummaryRow & { total: number }>(
         `WITH ranked AS MATERIALIZED (
            SELECT rowid AS seq, ${BM25} AS score FROM prompts_fts WHERE prompts_fts MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_WINDOW}
-         )
+         ),
+         page AS (SELECT seq, score FROM ranked ORDER BY score, seq DESC LIMIT ? OFFSET ?)
          SELECT ${SUMMARY_COLUMNS}, (SELECT count(*) FROM ranked) AS total
-         FROM ranked r JOIN prompts p ON p.seq = r.seq ORDER BY r.score, p.seq DESC LIMIT ? OFFSET ?`,
+         FROM page r JOIN prompts p ON p.seq = r.seq ORDER BY r.score, p.seq DESC`,
       ).all(match, filters.limit, filters.offset)
       const total = rows[0]?.total ?? (filters.offset > 0 ? prepared<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ${SEARCH_WINDOW})`).get(match)!.n : 0)
       const contents = new Map<number, string>()

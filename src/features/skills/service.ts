@@ -65,15 +65,16 @@ export function createSkills(db: Db) {
       const facets: string[] = []
       if (filters.category !== undefined) facets.push(categoryFacet(filters.category))
       if (filters.tag !== undefined) facets.push(tagFacet(slugify(filters.tag)))
-      const match = ftsExpression(terms, ['name', 'description', 'instructions', 'tags'], facets)
+      const match = ftsExpression(terms, facets)
       const rows = c
         .query<Row & { total: number; instructions: string }, SQLQueryBindings[]>(
           `WITH ranked AS MATERIALIZED (
              SELECT rowid AS seq, bm25(skills_fts, 10.0, 4.0, 1.0, 6.0, 0.0) AS score FROM skills_fts WHERE skills_fts MATCH ?
              ORDER BY rowid DESC LIMIT ${SKILL_SEARCH_WINDOW}
-           )
+           ),
+           page AS (SELECT seq, score FROM ranked ORDER BY score, seq DESC LIMIT ? OFFSET ?)
            SELECT ${SKILL_COLUMNS}, substr(s.instructions, 1, 50000) AS instructions, (SELECT count(*) FROM ranked) AS total
-           FROM ranked r JOIN skills s ON s.seq = r.seq ORDER BY r.score, s.seq DESC LIMIT ? OFFSET ?`,
+           FROM page r JOIN skills s ON s.seq = r.seq ORDER BY r.score, s.seq DESC`,
         )
         .all(match, filters.limit, filters.offset)
       const total = rows[0]?.total ?? c.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM (SELECT 1 FROM skills_fts WHERE skills_fts MATCH ? LIMIT ${SKILL_SEARCH_WINDOW})`).get(match)!.n

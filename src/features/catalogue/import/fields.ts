@@ -31,15 +31,17 @@ export class RecordReader {
     return null
   }
 
-  /** A string, control characters removed, trimmed; `max` in characters. */
-  text(key: string, opts: { required?: boolean; max: number; fallback?: string; trim?: boolean }): string | null {
+  /**
+   * A string, control characters removed, trimmed; `max` in characters. `verbatim` keeps it
+   * exactly as given (prompt content: any text, and the bulk of a big import).
+   */
+  text(key: string, opts: { required?: boolean; max: number; fallback?: string; verbatim?: boolean }): string | null {
     const value = this.record[key]
     if (value === undefined || value === null) {
       return opts.required ? this.fail(`"${key}" is required`) : (opts.fallback ?? null)
     }
     if (typeof value !== 'string') return this.fail(`"${key}" must be a string`)
-    let cleaned = cleanText(value)
-    if (opts.trim !== false) cleaned = cleaned.trim()
+    const cleaned = opts.verbatim ? value : cleanText(value).trim()
     if (opts.required && cleaned === '') return this.fail(`"${key}" must not be empty`)
     if (cleaned.length > opts.max) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
     return cleaned

@@ -115,7 +115,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
     const categoryId = r.slug('category', { required: true })
     const subcategoryId = r.slug('subcategory')
     const tags = r.tags('tags')
-    const content = r.text('content', { required: true, max: LIMITS.content, trim: false })
+    const content = r.text('content', { required: true, max: LIMITS.content, verbatim: true })
     const createdAt = r.timestamp('created_at')
     const updatedAt = r.timestamp('updated_at')
     if (content !== null && content.trim() === '') r.errors.push('"content" must not be empty')
@@ -138,7 +138,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
       metadata: r.stringMap('metadata'),
       allowedTools: r.strings('allowed_tools'),
       files: r.strings('files'),
-      instructions: r.text('instructions', { required: true, max: LIMITS.content, trim: false }),
+      instructions: r.text('instructions', { required: true, max: LIMITS.content, verbatim: true }),
     }
     if (name === null || description === null || skill.instructions === null) return null
     return { ...skill, id: name, name, description, instructions: skill.instructions }
