@@ -10,6 +10,7 @@ import { TIER_LIMITS } from '../../tiers'
 import { addressSubject, consumeDaily, dailyLimitReached, rateLimitHeaders, userSubject } from '../usage/daily'
 import { type Catalogue, SEARCH_WINDOW } from './service'
 
+const JSON_TYPE = { 'content-type': 'application/json;charset=utf-8' }
 const Slug = (description: string) => t.String({ maxLength: 64, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description })
 const DateTime = t.String({ format: 'date-time' })
 
@@ -22,6 +23,8 @@ const CategoryView = t.Object({
   prompt_count: Int(),
   subcategories: t.Array(SubcategoryView),
 })
+
+const CategoryList = t.Object({ items: t.Array(CategoryView) })
 
 const summaryFields = {
   id: t.String({ format: 'uuid' }),
@@ -63,8 +66,17 @@ export interface CatalogueRoutesDeps {
 export function catalogueRoutes({ db, catalogue, guard }: CatalogueRoutesDeps) {
   return new Elysia({ name: 'catalogue' })
     .use(guard)
-    .get('/api/categories', () => ({ items: catalogue.categories() }), {
-      response: { 200: t.Object({ items: t.Array(CategoryView) }) },
+    // The body is the cached JSON text of the current tree (the schema below still documents it).
+    .get('/api/categories', ({ set }) => {
+      set.headers['content-type'] = JSON_TYPE['content-type']
+      return catalogue.categoriesJson()
+    }, {
+      // The handler returns the tree's cached JSON text (serialised once per catalogue revision,
+      // so the busiest read skips serialisation and validation): the schema has to admit that
+      // string. On the wire the body is always the object.
+      response: {
+        200: t.Union([CategoryList, t.String({ description: 'not sent as a JSON string: the server’s cached serialisation of the object' })]),
+      },
       detail: { tags: ['catalogue'], summary: 'All categories with their subcategories and prompt counts, in display order' },
     })
     .get('/api/categories/:category_id', ({ params }) => catalogue.category(params.category_id), {

@@ -24,8 +24,9 @@ export interface SearchTerms {
   prefix: boolean
 }
 
+const NON_ASCII = /[^\x00-\x7f]/
 /** Lower case without diacritics, as FTS5's unicode61 tokenizer (remove_diacritics 2) sees words. */
-export const fold = (word: string) => word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase()
+export const fold = (word: string) => (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase() : word.toLowerCase())
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu
 
@@ -78,9 +79,11 @@ const SNIPPET_SCAN = 50_000
  * can be inserted as HTML as it is. "…" marks text cut at either end.
  */
 export function snippet(texts: string[], terms: SearchTerms): string {
+  const exact = new Set(terms.prefix ? terms.words.slice(0, -1) : terms.words)
+  const prefix = terms.prefix ? terms.words[terms.words.length - 1]! : null
   const isHit = (token: string) => {
     const w = fold(token)
-    return terms.words.some((t, i) => w === t || (terms.prefix && i === terms.words.length - 1 && w.startsWith(t)))
+    return exact.has(w) || (prefix !== null && w.startsWith(prefix))
   }
   let fallback: { text: string; tokens: RegExpMatchArray[] } | null = null
   for (const full of texts) {

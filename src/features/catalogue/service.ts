@@ -4,6 +4,7 @@ import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
 import type { Db } from '../../db/client'
 import { notFound, validationFailed } from '../../http/problem'
 import { categoryFacet, ftsExpression, searchTerms, snippet, subcategoryFacet, tagFacet } from './search-query'
+import { catalogueWritesInProcess, REVALIDATE_MS } from './revision'
 import { parseVariables, slugify, splitTags } from './text'
 
 export interface SubcategoryView { id: string; name: string; prompt_count: number }
@@ -69,7 +70,9 @@ export function createCatalogue(db: Db) {
   const c = db.$client
   const prepared = statementCache(c)
   const revision = c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1')
-  let tree: { revision: number; list: CategoryView[]; byId: Map<string, CategoryView> } | null = null
+  let tree: { revision: number; list: CategoryView[]; byId: Map<string, CategoryView>; json: string } | null = null
+  let checkedAt = -Infinity
+  let seenLocalWrites = -1
 
   function loadTree(rev: number) {
     const cats = c.query<{ id: string; name: string; description: string; icon: string }, []>('SELECT id, name, description, icon FROM categories ORDER BY sort_order, id').all()
@@ -87,18 +90,29 @@ export function createCatalogue(db: Db) {
       const sub = cat.subcategories.find((s) => s.id === row.subcategory_id)
       if (sub) sub.prompt_count += row.n
     }
-    tree = { revision: rev, list, byId }
+    tree = { revision: rev, list, byId, json: JSON.stringify({ items: list }) }
     return tree
   }
 
-  /** One cheap read per call; the tree itself is reloaded only after an import changed something. */
+  /**
+   * The cached tree; the database's revision is re-read at most every REVALIDATE_MS (an import by
+   * another process shows within that time) or at once after a write by this process. The tree
+   * itself is reloaded only when the revision moved.
+   */
   function categoryTree() {
+    const now = performance.now()
+    const local = catalogueWritesInProcess()
+    if (tree && now - checkedAt < REVALIDATE_MS && local === seenLocalWrites) return tree
+    checkedAt = now
+    seenLocalWrites = local
     const rev = revision.get()?.revision ?? 0
     return tree && tree.revision === rev ? tree : loadTree(rev)
   }
 
   return {
     categories: () => categoryTree().list,
+    /** GET /api/categories, serialised once per catalogue revision (the busiest read of all). */
+    categoriesJson: () => categoryTree().json,
 
     category(id: string): CategoryView {
       const category = categoryTree().byId.get(id)

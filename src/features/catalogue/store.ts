@@ -8,6 +8,7 @@
 // Raw prepared statements: this path runs 100,000 times in a big import.
 import type { SQLQueryBindings } from 'bun:sqlite'
 import type { Db } from '../../db/client'
+import { noteCatalogueWrite } from './revision'
 import { fingerprint, joinTags, previewOf, promptFacets } from './text'
 
 export type Outcome = 'created' | 'updated' | 'unchanged'
@@ -144,7 +145,10 @@ export function createCatalogueStore(db: Db) {
     },
 
     /** Tells every instance's category cache to reload; once per importing transaction. */
-    bumpRevision: () => void q.bump.run(),
+    bumpRevision: () => {
+      q.bump.run()
+      noteCatalogueWrite()
+    },
 
     isEmpty: () => q.anything.get() === null,
   }
