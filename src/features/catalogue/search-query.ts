@@ -85,15 +85,24 @@ export function snippet(texts: string[], terms: SearchTerms): string {
     const w = fold(token)
     return exact.has(w) || (prefix !== null && w.startsWith(prefix))
   }
-  let fallback: { text: string; tokens: RegExpMatchArray[] } | null = null
+  // Finding the first match with one regex spares tokenising a whole long text; it cannot see
+  // through diacritics, so text with non-ASCII letters is tokenised in full when it finds nothing.
+  const first = firstMatchPattern(terms)
+  let fallback: Region | null = null
   for (const full of texts) {
-    const text = full.slice(0, SNIPPET_SCAN)
-    const tokens = [...text.matchAll(WORD)]
-    if (tokens.length === 0) continue
-    fallback ??= { text, tokens }
-    const hits = tokens.map((t) => isHit(t[0]))
+    const at = first.exec(full.slice(0, SNIPPET_SCAN))?.index ?? -1
+    if (at === -1 && fallback !== null && !NON_ASCII.test(full)) continue
+    // The region scanned for the best window: from a little before the first match onwards.
+    const from = at === -1 ? 0 : Math.max(0, at - 120)
+    const to = Math.min(full.length, at === -1 ? SNIPPET_SCAN : from + REGION)
+    const region: Region = { text: full.slice(from, to), tokens: [], before: from > 0, after: to < full.length }
+    region.tokens = [...region.text.matchAll(WORD)]
+    if (region.tokens.length === 0) continue
+    fallback ??= region
+    const hits = region.tokens.map((t) => isHit(t[0]))
     if (!hits.includes(true)) continue
     // The window with the most distinct matching words, then the most matches; the first wins ties.
+    const tokens = region.tokens
     let best = { start: 0, distinct: -1, total: -1 }
     for (let i = 0; i < tokens.length; i++) {
       if (!hits[i]) continue
@@ -108,14 +117,39 @@ export function snippet(texts: string[], terms: SearchTerms): string {
       }
       if (seen.size > best.distinct || (seen.size === best.distinct && total > best.total)) best = { start, distinct: seen.size, total }
     }
-    return render(text, tokens, hits, best.start)
+    return render(region, hits, best.start)
   }
-  return fallback ? render(fallback.text, fallback.tokens, fallback.tokens.map(() => false), 0) : ''
+  return fallback ? render(fallback, fallback.tokens.map(() => false), 0) : ''
 }
 
-function render(text: string, tokens: RegExpMatchArray[], hits: boolean[], start: number): string {
+// One compiled pattern per query (a search draws up to 100 snippets with it).
+const patterns = new WeakMap<SearchTerms, RegExp>()
+function firstMatchPattern(terms: SearchTerms): RegExp {
+  let pattern = patterns.get(terms)
+  if (!pattern) {
+    const words = terms.words.map((w, i) => escapeRegExp(w) + (terms.prefix && i === terms.words.length - 1 ? '[\\p{L}\\p{N}\\p{M}]*' : ''))
+    pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])(?:${words.join('|')})(?![\\p{L}\\p{N}\\p{M}])`, 'iu')
+    patterns.set(terms, pattern)
+  }
+  return pattern
+}
+
+/** How much text after the first match is searched for the best window. */
+const REGION = 600
+
+interface Region {
+  text: string
+  tokens: RegExpMatchArray[]
+  /** text was cut before / after this region */
+  before: boolean
+  after: boolean
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+function render({ text, tokens, before, after }: Region, hits: boolean[], start: number): string {
   const end = Math.min(tokens.length, start + SNIPPET_WORDS)
-  let out = start > 0 ? '…' : ''
+  let out = start > 0 || before ? '…' : ''
   let at = tokens[start]!.index!
   for (let k = start; k < end; k++) {
     const token = tokens[k]!
@@ -123,7 +157,7 @@ function render(text: string, tokens: RegExpMatchArray[], hits: boolean[], start
     out += hits[k] ? MARK_OPEN + escapeHtml(token[0]) + MARK_CLOSE : escapeHtml(token[0])
     at = token.index! + token[0].length
   }
-  if (end < tokens.length) out += '…'
+  if (end < tokens.length || after) out += '…'
   else out += escapeHtml(text.slice(at).replace(/\s+/g, ' ').trimEnd())
   return out
 }
