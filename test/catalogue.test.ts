@@ -207,3 +207,31 @@ describe('GET /api/prompts/{id}', () => {
     await problem(await t.request(`/api/prompts/${WELCOME}`, { token: 'garbage' }), 401, 'invalid_token')
   })
 })
+
+describe('OpenAPI', () => {
+  test('every catalogue, skills and favorites route is documented with its tag, parameters and problems', async () => {
+    const doc = await json(await get('/api/openapi.json'))
+    const routes = [
+      ['/api/categories', 'get', 'catalogue'],
+      ['/api/categories/{category_id}', 'get', 'catalogue'],
+      ['/api/categories/{category_id}/prompts', 'get', 'catalogue'],
+      ['/api/search', 'get', 'catalogue'],
+      ['/api/prompts/{prompt_id}', 'get', 'catalogue'],
+      ['/api/skills', 'get', 'skills'],
+      ['/api/skills/search', 'get', 'skills'],
+      ['/api/skills/{skill_id}', 'get', 'skills'],
+      ['/api/user/favorites', 'get', 'favorites'],
+      ['/api/user/favorites', 'post', 'favorites'],
+      ['/api/user/favorites/{prompt_id}', 'delete', 'favorites'],
+    ] as const
+    for (const [path, method, tag] of routes) {
+      const op = doc.paths[path]?.[method]
+      expect(op, `${method} ${path}`).toBeDefined()
+      expect(op.tags).toEqual([tag])
+      expect(op.summary.length).toBeGreaterThan(10)
+    }
+    expect(doc.tags.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['catalogue', 'skills', 'favorites']))
+    expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '404', '422', '429'])
+    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['category', 'limit', 'offset', 'q', 'subcategory', 'tag'])
+  })
+})
