@@ -6,6 +6,11 @@ import { importRecords, loadTestCatalogue } from './support/catalogue'
 const t = makeTestApp()
 const get = (path: string) => t.request(path)
 const WELCOME = '11111111-1111-4111-8111-111111111111'
+const search = async (q: string, extra = '') => {
+  const res = await get(`/api/search?q=${encodeURIComponent(q)}${extra}`)
+  expect(res.status).toBe(200)
+  return json(res)
+}
 
 beforeAll(() => {
   loadTestCatalogue(t)
@@ -102,12 +107,6 @@ describe('GET /api/categories/{id}/prompts', () => {
 })
 
 describe('GET /api/search', () => {
-  const search = async (q: string, extra = '') => {
-    const res = await get(`/api/search?q=${encodeURIComponent(q)}${extra}`)
-    expect(res.status).toBe(200)
-    return json(res)
-  }
-
   test('title matches rank above content-only matches; summaries plus a snippet', async () => {
     const body = await search('zebra')
     expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Zebra crossing designer', 'Plain prompt'])
@@ -177,6 +176,21 @@ describe('GET /api/search', () => {
     for (const q of ['', 'q=', 'q=%20%20', 'q=%09%0A', `q=${'x'.repeat(10_001)}`, 'q=a&limit=0', 'q=a&limit=1000', 'q=a&offset=-3', 'q=a&category=Not%20Slug']) {
       await problem(await get(`/api/search?${q}`), 422, 'validation_failed')
     }
+  })
+})
+
+describe('long prompts', () => {
+  test('a 150,000-character prompt is stored, served whole and found by a word near its end', async () => {
+    const content = `${'A long preamble sentence about nothing in particular. '.repeat(2800)}Finally the quixotic ending.`
+    expect(content.length).toBeGreaterThan(150_000)
+    const id = 'aaaaaaaa-0000-4000-8000-00000000long'.replace('long', '0150')
+    importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
+    const detail = await json(await t.request(`/api/prompts/${id}`, { headers: { 'x-forwarded-for': '10.1.1.1' } }))
+    expect(detail.content).toBe(content)
+    expect([...detail.preview].length).toBeLessThanOrEqual(201)
+    const hit = (await search('quixotic')).items[0]
+    expect(hit.id).toBe(id)
+    expect(typeof hit.snippet).toBe('string')
   })
 })
 
