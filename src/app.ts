@@ -6,6 +6,10 @@ import { createReadBatcher } from './db/read-batch'
 import { createAccounts } from './features/accounts/service'
 import { PasswordHasher } from './features/accounts/passwords'
 import { accountsRoutes } from './features/accounts/routes'
+import { catalogueRoutes } from './features/catalogue/routes'
+import { createCatalogue } from './features/catalogue/service'
+import { favoritesRoutes } from './features/favorites/routes'
+import { createFavorites } from './features/favorites/service'
 import { healthRoutes } from './features/health/routes'
 import { createTokens } from './features/tokens/service'
 import { tokensRoutes } from './features/tokens/routes'
@@ -14,6 +18,8 @@ import { createBuiltinEngine } from './features/optimizer/engines/builtin'
 import { createOpenAiEngine } from './features/optimizer/engines/openai'
 import { optimizerRoutes } from './features/optimizer/routes'
 import { createOptimizer } from './features/optimizer/service'
+import { skillsRoutes } from './features/skills/routes'
+import { createSkills } from './features/skills/service'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
@@ -56,6 +62,9 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
     .use(optimizerRoutes({ optimizer, guard }))
+    .use(catalogueRoutes({ db, catalogue: createCatalogue(db), guard }))
+    .use(skillsRoutes({ skills: createSkills(db), guard }))
+    .use(favoritesRoutes({ favorites: createFavorites(db), guard }))
 }
 
 export type App = ReturnType<typeof createApp>

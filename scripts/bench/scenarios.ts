@@ -28,6 +28,8 @@ async function registerBenchUser(ctx: BenchContext): Promise<void> {
 
 export const SCENARIOS: Scenario[] = [
   { name: 'health', path: '/api/health', target: { ratio: 0.8 } },
+  // The demo catalogue is loaded on the benchmark server's first start.
+  { name: 'categories', path: '/api/categories', target: { ratio: 0.6 } },
   {
     name: 'me-jwt',
     path: '/api/user/me',

@@ -4,6 +4,7 @@ import { runMigrations } from '../db/migrate'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
 import { type CliContext, openMigratedDatabase, UsageError } from './context'
+import { IMPORT_USAGE, importCommand } from './import'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ const HELP = `promptlib ${VERSION}: a self-hosted prompt library
 usage:
   promptlib [serve]                    start the HTTP server (default)
   promptlib migrate                    apply database migrations and exit
+  ${IMPORT_USAGE}
 ${USER_USAGE.replace(/^/gm, '  ')}
   promptlib help | --version
 
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, Command> = {
     ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
     return 0
   },
+  import: importCommand,
   user: userCommand,
 }
 

@@ -5,6 +5,7 @@ import { DATABASE_FILE, openDatabase } from '../db/client'
 import { runMigrations } from '../db/migrate'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
 import { sweepStaleOptimizations } from '../features/optimizer/history'
+import { loadDemoCatalogueIfEmpty } from '../features/catalogue/demo'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
 import { pruneDeadTokens } from '../features/tokens/service'
@@ -23,6 +24,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const db = openDatabase(join(config.dataDir, DATABASE_FILE))
   const applied = runMigrations(db)
   if (applied.length > 0) log.info('migrations applied', { migrations: applied })
+  if (config.demoCatalogue) loadDemoCatalogueIfEmpty(db, log)
 
   const sweep = () => {
     pruneDailyUsage(db)

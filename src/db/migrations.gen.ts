@@ -2,6 +2,8 @@
 import m0 from '../../drizzle/0000_init.sql' with { type: 'text' }
 import m1 from '../../drizzle/0001_tokens.sql' with { type: 'text' }
 import m2 from '../../drizzle/0002_optimizer.sql' with { type: 'text' }
+import m3 from '../../drizzle/0003_catalogue.sql' with { type: 'text' }
+import m4 from '../../drizzle/0004_catalogue_search.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -14,4 +16,6 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795324396478, breakpoints: true, sql: m0 },
   { tag: "0001_tokens", when: 1795326149536, breakpoints: true, sql: m1 },
   { tag: "0002_optimizer", when: 1795328529110, breakpoints: true, sql: m2 },
+  { tag: "0003_catalogue", when: 1795329755884, breakpoints: true, sql: m3 },
+  { tag: "0004_catalogue_search", when: 1795329756241, breakpoints: true, sql: m4 },
 ]

@@ -33,6 +33,9 @@ export function apiDocs() {
             { name: 'accounts', description: 'Registration, login, the current user' },
             { name: 'tokens', description: 'Personal access tokens for scripts' },
             { name: 'optimizer', description: 'Prompt optimization streamed as Server-Sent Events, daily quotas, history' },
+            { name: 'catalogue', description: 'Categories, prompt listings, full-text search, prompt detail (metered)' },
+            { name: 'skills', description: 'Agent Skills (pro and lifetime tiers)' },
+            { name: 'favorites', description: 'The user’s favorite prompts' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {

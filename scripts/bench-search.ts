@@ -1,0 +1,83 @@
+// Search benchmark (issue 3): a generated catalogue of realistic, varied prompts (seeded, so
+// every run is the same) is written as a catalogue JSON file and imported with the real
+// `promptlib import` into a temporary data directory (timed); then the real server is started
+// on it and sequential GET /api/search requests of varied realistic queries go over loopback
+// HTTP from one client. Prints the import time and the search latency percentiles.
+//
+//   bun scripts/bench-search.ts                    100,000 prompts, 2,000 queries
+//   options: --prompts N --queries N --seed N --binary dist/promptlib --keep
+import { spawnSync } from 'node:child_process'
+import { rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { generateCatalogue, generateQueries } from './bench/catalogue-data'
+import { freePort, ROOT, startProcess, tempDir } from './bench/lib'
+
+const { values: opts } = parseArgs({
+  options: {
+    prompts: { type: 'string', default: '100000' },
+    queries: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '42' },
+    binary: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+})
+const promptCount = Number(opts.prompts)
+const queryCount = Number(opts.queries)
+const command = opts.binary ? [join(ROOT, opts.binary)] : [process.execPath, join(ROOT, 'src/main.ts')]
+const dataDir = tempDir('promptlib-bench-search-')
+const env = { DATA_DIR: dataDir, DEMO_CATALOGUE: 'false', LOG_LEVEL: 'warn', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' }
+
+console.log(`generating ${promptCount.toLocaleString('en-US')} prompts (seed ${opts.seed})…`)
+const file = join(dataDir, 'generated-catalogue.json')
+const { chars, longest } = (() => {
+  const catalogue = generateCatalogue(promptCount, Number(opts.seed))
+  writeFileSync(file, JSON.stringify(catalogue))
+  return {
+    chars: catalogue.prompts.reduce((n, p) => n + p.content.length, 0),
+    longest: catalogue.prompts.reduce((n, p) => Math.max(n, p.content.length), 0),
+  }
+})()
+Bun.gc(true) // the generated objects are large; free them before the import runs beside this process
+console.log(`  ${(statSync(file).size / 1e6).toFixed(0)} MB of JSON; content ${(chars / 1e6).toFixed(0)} M characters, mean ${Math.round(chars / promptCount)}, longest ${longest.toLocaleString('en-US')}`)
+
+const t0 = performance.now()
+const imported = spawnSync(command[0]!, [...command.slice(1), 'import', file], { env: { ...process.env, ...env }, encoding: 'utf8' })
+const importSeconds = (performance.now() - t0) / 1000
+if (imported.status !== 0) throw new Error(`import failed: ${imported.stderr}`)
+console.log(`import (promptlib import, a fresh process, JSON parse included): ${importSeconds.toFixed(1)} s  (target <= 15 s)${importSeconds <= 15 ? '  ok' : '  MISSED'}`)
+console.log(imported.stdout.trim().split('\n').map((l) => `  ${l}`).join('\n'))
+
+const port = freePort()
+const url = `http://127.0.0.1:${port}`
+const server = await startProcess([...command, 'serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, url)
+try {
+  const queries = generateQueries(queryCount)
+  // Warm-up: JIT, page cache, prepared statements (a different seed, so nothing is pre-answered).
+  for (const q of generateQueries(300, 99)) await (await fetch(`${url}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer()
+  const times: number[] = []
+  const totals: number[] = []
+  for (const q of queries) {
+    const started = performance.now()
+    const res = await fetch(`${url}/api/search?q=${encodeURIComponent(q)}`)
+    const body = (await res.json()) as { total: number }
+    times.push(performance.now() - started)
+    if (res.status !== 200) throw new Error(`search "${q}" answered ${res.status}`)
+    totals.push(body.total)
+  }
+  const sorted = [...times].sort((a, b) => a - b)
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+  const p50 = pct(50)
+  const p99 = pct(99)
+  console.log(`\nsearch: ${queryCount} sequential queries over loopback HTTP, one client`)
+  console.log(`  p50 ${p50.toFixed(2)} ms (target <= 2)${p50 <= 2 ? '  ok' : '  MISSED'}   p90 ${pct(90).toFixed(2)} ms   p99 ${p99.toFixed(2)} ms (target <= 10)${p99 <= 10 ? '  ok' : '  MISSED'}   max ${sorted.at(-1)!.toFixed(2)} ms`)
+  const empty = totals.filter((n) => n === 0).length
+  const capped = totals.filter((n) => n >= 1000).length
+  console.log(`  results: ${empty} queries found nothing, ${capped} matched 1,000 or more (ranked window full)`)
+  const slow = queries.map((q, i) => [times[i]!, q] as const).sort((a, b) => b[0] - a[0]).slice(0, 5)
+  console.log(`  slowest: ${slow.map(([ms, q]) => `"${q}" ${ms.toFixed(1)} ms`).join(', ')}`)
+} finally {
+  await server.stop()
+  if (!opts.keep) rmSync(dataDir, { recursive: true, force: true })
+  else console.log(`kept ${dataDir}`)
+}

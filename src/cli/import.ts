@@ -1,0 +1,76 @@
+// `promptlib import PATH… [--category SLUG]`: JSON catalogues, prompts.csv files and Agent
+// Skills folders. Problems go to stderr as `file:line: error: …`; a progress bar is drawn on
+// stderr only when it is a terminal; a summary per file ends the run. Exit 1 when any file had
+// errors (those files changed nothing).
+import { formatIssue, type FileReport } from '../features/catalogue/import/report'
+import { importPaths } from '../features/catalogue/import/run'
+import { isSlug } from '../features/catalogue/text'
+import { type CliContext, openMigratedDatabase, table, UsageError } from './context'
+
+export const IMPORT_USAGE = 'promptlib import PATH… [--category SLUG]  import .json catalogues, .csv prompt lists, skill folders'
+
+function parseArgs(args: string[]): { paths: string[]; category?: string } {
+  const paths: string[] = []
+  let category: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--category' || arg.startsWith('--category=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i]
+      if (!value || !isSlug(value)) throw new UsageError('--category needs a slug: lowercase letters, digits and single hyphens (e.g. --category marketing)')
+      category = value
+    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}\nusage: ${IMPORT_USAGE}`)
+    else paths.push(arg)
+  }
+  if (paths.length === 0) throw new UsageError(`usage: ${IMPORT_USAGE}`)
+  return { paths, category }
+}
+
+function progressBar(): { update: (file: string, done: number, total: number) => void; clear: () => void } {
+  if (!process.stderr.isTTY) return { update: () => {}, clear: () => {} }
+  let last = 0
+  return {
+    update(file, done, total) {
+      const now = Date.now()
+      if (now - last < 100 && done < total) return
+      last = now
+      const width = 30
+      const filled = total > 0 ? Math.round((done / total) * width) : width
+      const name = file.length > 40 ? `…${file.slice(-39)}` : file
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}\u001b[K`)
+    },
+    clear: () => process.stderr.write('\r\u001b[K'),
+  }
+}
+
+export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { paths, category } = parseArgs(args)
+  const db = openMigratedDatabase(ctx.config)
+  // A bigger page cache for this process only: a large import rewrites many index pages.
+  db.$client.run('PRAGMA cache_size = -262144')
+  const bar = progressBar()
+  const started = performance.now()
+  let reports: FileReport[]
+  try {
+    reports = importPaths(db, paths, { category, onProgress: bar.update })
+  } finally {
+    bar.clear()
+    db.$client.close()
+  }
+  for (const r of reports) {
+    for (const issue of r.errors) ctx.err(formatIssue('error', issue))
+    for (const issue of r.warnings) ctx.err(formatIssue('warning', issue))
+  }
+  const rows = reports.map((r) => ({
+    file: r.file,
+    result: r.errors.length > 0 ? 'FAILED (nothing changed)' : 'ok',
+    created: String(r.created),
+    updated: String(r.updated),
+    unchanged: String(r.unchanged),
+    warnings: String(r.warnings.length),
+    errors: String(r.errors.length),
+  }))
+  for (const line of table(rows, ['file', 'result', 'created', 'updated', 'unchanged', 'warnings', 'errors'])) ctx.out(line)
+  const failed = reports.filter((r) => r.errors.length > 0).length
+  ctx.out(`${reports.length} file(s) in ${((performance.now() - started) / 1000).toFixed(1)} s; ${failed} with errors`)
+  return failed > 0 ? 1 : 0
+}

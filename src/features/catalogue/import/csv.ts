@@ -1,0 +1,95 @@
+// The widely shared prompts.csv layout: `act,prompt` and optionally `for_devs,type,contributor`.
+// act → title, prompt → content (both trimmed); rows land in --category, else `coding` when
+// for_devs is TRUE, else `general` (created when missing); `type` becomes a tag. A row's id is a
+// UUID v5 of category + title, so re-importing the file updates rows instead of duplicating them.
+import { type Db, writeTransaction } from '../../../db/client'
+import { createCatalogueStore, type PromptInput } from '../store'
+import { cleanText, normaliseTags, previewOf, uuidV5 } from '../text'
+import { parseCsv } from './csv-parse'
+import { LIMITS } from './fields'
+import { newReport, type FileReport, type Progress } from './report'
+
+const KNOWN_COLUMNS = ['act', 'prompt', 'for_devs', 'type', 'contributor']
+
+export interface CsvImportOptions {
+  file: string
+  category?: string
+  onProgress?: Progress
+  now?: number
+}
+
+/** A one-line description: the prompt's first sentence, at most ~160 characters. */
+function describe(content: string): string {
+  const first = content.split(/(?<=[.!?])\s+/, 1)[0] ?? content
+  return previewOf(first, 160)
+}
+
+export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): FileReport {
+  const { file } = opts
+  const report = newReport(file, 'csv')
+  const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
+  const warn = (line: number | null, message: string) => report.warnings.push({ file, line, message })
+
+  const { records, errors } = parseCsv(text)
+  for (const e of errors) fail(e.line, e.message)
+  const [header, ...rows] = records
+  if (!header) {
+    if (report.errors.length === 0) fail(1, 'the file is empty; expected a header row with act,prompt')
+    return report
+  }
+  const columns = header.fields.map((f) => f.trim().toLowerCase())
+  const col = (name: string) => columns.indexOf(name)
+  const [act, prompt, forDevs, type] = [col('act'), col('prompt'), col('for_devs'), col('type')]
+  if (act === -1 || prompt === -1) {
+    fail(header.line, `the header must name the columns "act" and "prompt" (found: ${columns.join(', ') || 'nothing'})`)
+    return report
+  }
+  for (const c of columns) if (!KNOWN_COLUMNS.includes(c)) warn(header.line, `unknown column "${c}" ignored`)
+
+  const parsed: { line: number; input: PromptInput }[] = []
+  const seen = new Map<string, number>()
+  for (const row of rows) {
+    if (row.fields.length === 1 && row.fields[0]!.trim() === '') continue // a blank line
+    if (row.fields.length !== columns.length) {
+      fail(row.line, `expected ${columns.length} fields, found ${row.fields.length}`)
+      continue
+    }
+    const title = cleanText(row.fields[act]!).trim()
+    const content = cleanText(row.fields[prompt]!).trim()
+    if (title === '') fail(row.line, '"act" (the title) is empty')
+    else if (title.length > LIMITS.title) fail(row.line, `"act" is longer than ${LIMITS.title} characters`)
+    if (content === '') fail(row.line, '"prompt" (the content) is empty')
+    else if (content.length > LIMITS.content) fail(row.line, `"prompt" is longer than ${LIMITS.content.toLocaleString('en-US')} characters`)
+    if (title === '' || content === '' || title.length > LIMITS.title || content.length > LIMITS.content) continue
+
+    const devFlag = forDevs === -1 ? '' : row.fields[forDevs]!.trim().toLowerCase()
+    if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false') warn(row.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
+    const categoryId = opts.category ?? (devFlag === 'true' ? 'coding' : 'general')
+    const id = uuidV5(`${categoryId}\n${title}`)
+    const earlier = seen.get(id)
+    if (earlier !== undefined) warn(row.line, `the title "${title}" already appears on line ${earlier}; this row replaces it`)
+    seen.set(id, row.line)
+    const tags = type === -1 ? [] : normaliseTags([row.fields[type]!])
+    parsed.push({ line: row.line, input: { id, title, description: describe(content), categoryId, subcategoryId: null, tags, content } })
+  }
+  if (report.errors.length > 0) return report
+
+  // A later row with the same title replaces the earlier one.
+  const latest = new Map(parsed.map((p) => [p.input.id, p]))
+  const now = opts.now ?? Date.now()
+  writeTransaction(db, () => {
+    const store = createCatalogueStore(db)
+    let changed = false
+    for (const categoryId of new Set([...latest.values()].map((p) => p.input.categoryId))) changed = store.ensureCategory(categoryId, now) || changed
+    let done = 0
+    for (const { input } of latest.values()) {
+      const outcome = store.upsertPrompt(input, now)
+      report[outcome]++
+      if (++done % 1000 === 0) opts.onProgress?.(done, latest.size)
+    }
+    opts.onProgress?.(done, latest.size)
+    store.flushSearchIndex()
+    if (changed || report.created + report.updated > 0) store.bumpRevision()
+  })
+  return report
+}

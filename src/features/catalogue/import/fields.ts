@@ -1,0 +1,124 @@
+// Reads the fields of one imported record, collecting every problem instead of stopping at the
+// first, so a file's report lists all of them.
+import { cleanText, isSlug, normaliseTags, SLUG_MAX } from '../text'
+
+export const LIMITS = {
+  title: 200,
+  name: 100,
+  description: 1000,
+  skillDescription: 1024,
+  icon: 16,
+  content: 5_000_000,
+  tags: 20,
+} as const
+
+/** Skill names that are path segments of the API: /api/skills/search is the search endpoint. */
+export const RESERVED_SKILL_NAMES = ['search']
+
+export class RecordReader {
+  readonly errors: string[] = []
+  readonly warnings: string[] = []
+
+  constructor(
+    readonly record: Record<string, unknown>,
+    readonly known: readonly string[],
+  ) {
+    for (const key of Object.keys(record)) if (!known.includes(key)) this.warnings.push(`unknown field "${key}" ignored`)
+  }
+
+  private fail(message: string): null {
+    this.errors.push(message)
+    return null
+  }
+
+  /**
+   * A string, control characters removed, trimmed; `max` in characters. `verbatim` keeps it
+   * exactly as given (prompt content: any text, and the bulk of a big import).
+   */
+  text(key: string, opts: { required?: boolean; max: number; fallback?: string; verbatim?: boolean }): string | null {
+    const value = this.record[key]
+    if (value === undefined || value === null) {
+      return opts.required ? this.fail(`"${key}" is required`) : (opts.fallback ?? null)
+    }
+    if (typeof value !== 'string') return this.fail(`"${key}" must be a string`)
+    const cleaned = opts.verbatim ? value : cleanText(value).trim()
+    if (opts.required && cleaned === '') return this.fail(`"${key}" must not be empty`)
+    if (cleaned.length > opts.max) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
+    return cleaned
+  }
+
+  slug(key: string, opts: { required?: boolean } = {}): string | null {
+    const value = this.record[key]
+    if (value === undefined || value === null) return opts.required ? this.fail(`"${key}" is required`) : null
+    if (typeof value !== 'string' || !isSlug(value)) {
+      return this.fail(`"${key}" must be a slug: lowercase letters, digits and single hyphens, at most ${SLUG_MAX} characters`)
+    }
+    return value
+  }
+
+  tags(key: string): string[] {
+    const value = this.record[key]
+    if (value === undefined || value === null) return []
+    if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) {
+      this.fail(`"${key}" must be an array of strings`)
+      return []
+    }
+    const tags = normaliseTags(value as string[])
+    if (tags.length > LIMITS.tags) {
+      this.warnings.push(`more than ${LIMITS.tags} tags; the first ${LIMITS.tags} kept`)
+      return tags.slice(0, LIMITS.tags)
+    }
+    return tags
+  }
+
+  strings(key: string): string[] {
+    const value = this.record[key]
+    if (value === undefined || value === null) return []
+    if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) {
+      this.fail(`"${key}" must be an array of strings`)
+      return []
+    }
+    return (value as string[]).map((s) => cleanText(s).trim()).filter(Boolean)
+  }
+
+  integer(key: string, fallback: number): number {
+    const value = this.record[key]
+    if (value === undefined || value === null) return fallback
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+      this.fail(`"${key}" must be a whole number`)
+      return fallback
+    }
+    return value
+  }
+
+  /** An ISO 8601 timestamp, as epoch milliseconds. */
+  timestamp(key: string): number | undefined {
+    const value = this.record[key]
+    if (value === undefined || value === null) return undefined
+    const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN
+    if (Number.isNaN(ms)) {
+      this.fail(`"${key}" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z`)
+      return undefined
+    }
+    return ms
+  }
+
+  /** A flat object of string values (SKILL.md `metadata`). */
+  stringMap(key: string): Record<string, string> | null {
+    const value = this.record[key]
+    if (value === undefined || value === null) return null
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      this.warnings.push(`"${key}" must be a map of strings; ignored`)
+      return null
+    }
+    const out: Record<string, string> = {}
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = cleanText(String(v))
+      else this.warnings.push(`"${key}.${k}" is not a string; ignored`)
+    }
+    return out
+  }
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

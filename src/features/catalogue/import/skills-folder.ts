@@ -1,0 +1,163 @@
+// Agent Skills folders: a folder holding SKILL.md is one skill; a folder of such folders is many.
+// SKILL.md starts with YAML front matter (parsed with the `yaml` package: block scalars occur)
+// whose keys are name, description, license, compatibility, metadata, allowed-tools; the body is
+// the instructions; the folder's other files are listed on the skill. Missing or malformed
+// name/description is an error; rules that published skills bend are warnings. Each SKILL.md is
+// its own transaction.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { basename, join, relative, sep } from 'node:path'
+import { parseDocument } from 'yaml'
+import { type Db, writeTransaction } from '../../../db/client'
+import { createSkillStore, type SkillInput } from '../../skills/store'
+import { cleanText, isSlug, normaliseTags } from '../text'
+import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
+import { newReport, type FileReport } from './report'
+
+export const SKILL_FILE = 'SKILL.md'
+const KNOWN_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']
+const MAX_FILES = 1000
+
+/** The skill folders under `path`: itself when it holds SKILL.md, else its subfolders that do. */
+export function skillFolders(path: string): string[] {
+  if (existsSync(join(path, SKILL_FILE))) return [path]
+  return readdirSync(path, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && existsSync(join(path, e.name, SKILL_FILE)))
+    .map((e) => join(path, e.name))
+    .sort()
+}
+
+/** Every other file of the skill folder, relative, with forward slashes, hidden files skipped. */
+function listFiles(folder: string, report: FileReport, file: string): string[] {
+  const out: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
+      const full = join(dir, entry.name)
+      if (entry.isDirectory()) walk(full)
+      else if (entry.isFile() && full !== join(folder, SKILL_FILE)) out.push(relative(folder, full).split(sep).join('/'))
+      if (out.length > MAX_FILES) return
+    }
+  }
+  walk(folder)
+  if (out.length > MAX_FILES) {
+    report.warnings.push({ file, line: null, message: `more than ${MAX_FILES} files in the skill folder; the first ${MAX_FILES} listed` })
+    return out.slice(0, MAX_FILES)
+  }
+  return out
+}
+
+/** `Read, Grep` or `Read Grep Bash(git diff:*)`: split on commas and spaces outside parentheses. */
+export function splitAllowedTools(value: string): string[] {
+  const tools: string[] = []
+  let depth = 0
+  let current = ''
+  for (const ch of value) {
+    if (ch === '(') depth++
+    if (ch === ')') depth = Math.max(0, depth - 1)
+    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+      if (current.trim()) tools.push(current.trim())
+      current = ''
+    } else current += ch
+  }
+  if (current.trim()) tools.push(current.trim())
+  return tools
+}
+
+export function importSkillFolder(db: Db, folder: string, opts: { category?: string; now?: number } = {}): FileReport {
+  const file = join(folder, SKILL_FILE)
+  const report = newReport(file, 'skill')
+  const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
+  const warn = (line: number | null, message: string) => report.warnings.push({ file, line, message })
+
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    fail(null, `cannot read: ${(error as Error).message}`)
+    return report
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text)
+  if (!match) {
+    fail(1, 'SKILL.md must start with YAML front matter between two "---" lines')
+    return report
+  }
+  const doc = parseDocument(match[1]!, { prettyErrors: false, uniqueKeys: true })
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) fail(e.linePos?.[0] ? e.linePos[0].line + 1 : 2, `front matter is not valid YAML: ${e.message.split('\n')[0]}`)
+    return report
+  }
+  const front: unknown = doc.toJS()
+  if (!isRecord(front)) {
+    fail(2, 'the front matter must be a YAML mapping (key: value lines)')
+    return report
+  }
+  // Line of a front-matter key, for messages (line 1 is the opening ---).
+  const keyLine = (key: string) => {
+    const i = match[1]!.split(/\r?\n/).findIndex((l) => l.startsWith(`${key}:`))
+    return i === -1 ? 1 : i + 2
+  }
+  const r = new RecordReader(front, KNOWN_KEYS)
+  for (const message of r.warnings) warn(1, message)
+  const reported = r.warnings.length
+
+  const name = front.name
+  if (typeof name !== 'string' || name.trim() === '') fail(keyLine('name'), '"name" is required: the skill\'s kebab-case name')
+  else if (!isSlug(name)) fail(keyLine('name'), `"name" must be kebab-case (lowercase letters, digits, single hyphens), at most 64 characters (got "${name.slice(0, 80)}")`)
+  else if (RESERVED_SKILL_NAMES.includes(name)) fail(keyLine('name'), `the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
+  else if (name !== basename(folder)) warn(keyLine('name'), `"name" (${name}) differs from the folder name (${basename(folder)}); the skill is stored as "${name}"`)
+
+  const description = front.description
+  if (typeof description !== 'string' || description.trim() === '') fail(keyLine('description'), '"description" is required: what the skill does and when to use it')
+  else {
+    if (description.length > LIMITS.skillDescription) warn(keyLine('description'), `"description" is ${description.length} characters; the limit is ${LIMITS.skillDescription}`)
+    if (/[<>]/.test(description)) warn(keyLine('description'), '"description" contains angle brackets (< or >), which the Agent Skills rules do not allow')
+  }
+  const license = r.text('license', { max: 1000 })
+  const compatibility = r.text('compatibility', { max: 1000 })
+  if (compatibility && compatibility.length > 500) warn(keyLine('compatibility'), '"compatibility" is longer than 500 characters')
+  const metadata = r.stringMap('metadata')
+  const toolsRaw = front['allowed-tools']
+  let allowedTools: string[] = []
+  if (typeof toolsRaw === 'string') allowedTools = splitAllowedTools(toolsRaw)
+  else if (Array.isArray(toolsRaw) && toolsRaw.every((t) => typeof t === 'string')) allowedTools = toolsRaw.map((t) => cleanText(t).trim()).filter(Boolean)
+  else if (toolsRaw !== undefined && toolsRaw !== null) warn(keyLine('allowed-tools'), '"allowed-tools" must be a string or a list of strings; ignored')
+  for (const m of r.errors) fail(1, m)
+  for (const m of r.warnings.slice(reported)) warn(1, m)
+  if (report.errors.length > 0) return report
+
+  let category = opts.category ?? metadata?.category ?? 'general'
+  if (!isSlug(category)) {
+    warn(keyLine('metadata'), `metadata.category "${category}" is not a slug; using "general"`)
+    category = 'general'
+  }
+  const tags = metadata?.tags ? normaliseTags(metadata.tags.split(/[,\s]+/)) : []
+  const instructions = cleanText(text.slice(match[0].length)).trim()
+  if (instructions === '') warn(null, 'the instructions (the body after the front matter) are empty')
+
+  const skill: SkillInput = {
+    id: name as string,
+    name: name as string,
+    description: cleanText((description as string).trim()),
+    category,
+    tags,
+    license,
+    compatibility,
+    allowedTools,
+    metadata,
+    files: listFiles(folder, report, file),
+    instructions,
+  }
+  writeTransaction(db, () => {
+    report[createSkillStore(db).upsertSkill(skill, opts.now)]++
+  })
+  return report
+}
+
+export const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,134 @@
+// Unit tests of the catalogue's tricky pure logic: CSV parsing, template variables, previews,
+// search query building, snippets, record line numbers, allowed-tools lists, UUID v5.
+import { describe, expect, test } from 'bun:test'
+import { parseCsv } from '../src/features/catalogue/import/csv-parse'
+import { locateRecords } from '../src/features/catalogue/import/json'
+import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
+import { ftsExpression, searchTerms, snippet } from '../src/features/catalogue/search-query'
+import { normaliseTags, parseVariables, previewOf, slugify, uuidV5 } from '../src/features/catalogue/text'
+
+describe('parseCsv (RFC 4180)', () => {
+  test('quoted commas, doubled quotes, line breaks inside quotes, CRLF, BOM; records carry their first line', () => {
+    const { records, errors } = parseCsv('\ufeffa,b\r\n"x, y","say ""hi"""\r\n"multi\r\nline",z\r\nlast,row')
+    expect(errors).toEqual([])
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 2, fields: ['x, y', 'say "hi"'] },
+      { line: 3, fields: ['multi\r\nline', 'z'] },
+      { line: 5, fields: ['last', 'row'] },
+    ])
+  })
+
+  test('LF endings, empty fields, a trailing comma, a final newline', () => {
+    expect(parseCsv('a,,c,\n\n1,2,3,4\n').records).toEqual([
+      { line: 1, fields: ['a', '', 'c', ''] },
+      { line: 2, fields: [''] },
+      { line: 3, fields: ['1', '2', '3', '4'] },
+    ])
+  })
+
+  test('an unterminated quote and text after a closing quote are errors with the line', () => {
+    expect(parseCsv('a,b\n"open,x\ny,z').errors).toEqual([{ line: 2, message: 'a quoted field is never closed (missing ")' }])
+    const r = parseCsv('a,b\n"x"junk,y\nc,d')
+    expect(r.errors[0]!.line).toBe(2)
+    expect(r.records.map((x) => x.line)).toEqual([1, 3])
+  })
+
+  test('a quote inside an unquoted field is kept as text', () => {
+    expect(parseCsv('5" screen,ok').records[0]!.fields).toEqual(['5" screen', 'ok'])
+  })
+})
+
+describe('parseVariables', () => {
+  test('plain, default, options; first appearance order; duplicates skipped', () => {
+    expect(parseVariables('{{a}} {{ b : hello world }} {{c:x|y| z}} {{a:ignored}} {{d:}} {{bad name}} {{ }}')).toEqual([
+      { name: 'a', default: null, options: null },
+      { name: 'b', default: 'hello world', options: null },
+      { name: 'c', default: null, options: ['x', 'y', 'z'] },
+      { name: 'd', default: null, options: null },
+    ])
+  })
+
+  test('a 200,000-character content is fine', () => {
+    expect(parseVariables(`${'word '.repeat(40_000)}{{late}}`)).toEqual([{ name: 'late', default: null, options: null }])
+  })
+})
+
+describe('previewOf', () => {
+  test('short text unchanged (whitespace folded); long text cut at a word boundary with …', () => {
+    expect(previewOf('  Hello\n\nworld  ')).toBe('Hello world')
+    const p = previewOf('alpha '.repeat(100))
+    expect(p.endsWith('alpha…')).toBe(true)
+    expect(p.length).toBeLessThanOrEqual(201)
+  })
+  test('never splits a surrogate pair', () => {
+    const p = previewOf('🙂'.repeat(300))
+    expect(p.endsWith('…')).toBe(true)
+    expect(/[\ud800-\udbff]…$/.test(p)).toBe(false)
+  })
+})
+
+describe('tags and slugs', () => {
+  test('normalised to slugs, unique, any script', () => {
+    expect(normaliseTags(['Email Marketing', 'email-marketing', ' Café ', '日本語', '!!!', 'C++'])).toEqual(['email-marketing', 'cafe', '日本語', 'c'])
+    expect(slugify('  Hello, World!  ')).toBe('hello-world')
+  })
+})
+
+describe('uuidV5', () => {
+  test('deterministic, version 5, RFC 4122 variant', () => {
+    const id = uuidV5('general\nLinux Terminal')
+    expect(id).toBe(uuidV5('general\nLinux Terminal'))
+    expect(id).not.toBe(uuidV5('coding\nLinux Terminal'))
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+})
+
+describe('search query building', () => {
+  test('words are quoted; the last is a prefix from 4 letters; stopwords dropped unless alone', () => {
+    expect(searchTerms('How to write a Blog post')).toEqual({ words: ['write', 'blog', 'post'], prefix: true })
+    expect(searchTerms('blog pos')).toEqual({ words: ['blog', 'pos'], prefix: false })
+    expect(searchTerms('the')).toEqual({ words: ['the'], prefix: false })
+    expect(searchTerms('go')).toEqual({ words: ['go'], prefix: false })
+    expect(searchTerms('!!! 🙂 ---')).toBeNull()
+    expect(ftsExpression(searchTerms('NEAR(x "y" OR zulu*')!, ['c61'])).toBe('"near" "x" "y" "zulu"* AND facets : "c61"')
+  })
+
+  test('at most 16 distinct words; very long words cut', () => {
+    const t = searchTerms(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '))!
+    expect(t.words).toHaveLength(16)
+    expect(searchTerms('x'.repeat(5000))!.words[0]).toHaveLength(100)
+  })
+})
+
+describe('snippet', () => {
+  test('the window around the matches, escaped, matches marked, … where cut', () => {
+    const terms = searchTerms('zebra cros')!
+    const text = `${'lead '.repeat(30)}the <b>zebra</b> & its crossing ${'tail '.repeat(30)}`
+    const s = snippet([text], terms)
+    expect(s.startsWith('…')).toBe(true)
+    expect(s.endsWith('…')).toBe(true)
+    expect(s).toContain('&lt;b&gt;<mark>zebra</mark>&lt;/b&gt; &amp; its <mark>crossing</mark>')
+  })
+
+  test('falls back to the next text, then to the start of the first', () => {
+    expect(snippet(['nothing here', 'a zebra'], searchTerms('zebra')!)).toBe('a <mark>zebra</mark>')
+    expect(snippet(['nothing here', 'none'], searchTerms('zebra')!)).toBe('nothing here')
+  })
+})
+
+describe('locateRecords', () => {
+  test('finds the line where each element of categories/prompts/skills starts', () => {
+    const text = '{\n  "format": "x",\n  "prompts": [\n    {"title": "a [b] {c}"},\n\n    {\n      "x": "\\"]"\n    }\n  ],\n  "skills": [{}]\n}'
+    const lines = locateRecords(text)
+    expect(lines.get('prompts[0]')).toBe(4)
+    expect(lines.get('prompts[1]')).toBe(6)
+    expect(lines.get('skills[0]')).toBe(10)
+  })
+})
+
+describe('splitAllowedTools', () => {
+  test('spaces or commas, never inside parentheses', () => {
+    expect(splitAllowedTools('Read, Grep Bash(git diff:*) Bash(npm run test:*)')).toEqual(['Read', 'Grep', 'Bash(git diff:*)', 'Bash(npm run test:*)'])
+  })
+})

@@ -1,0 +1,251 @@
+// Categories, category listings, search and prompt detail, through HTTP (contract section 5).
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { json, makeTestApp, problem } from './support/app'
+import { importRecords, loadTestCatalogue } from './support/catalogue'
+
+const t = makeTestApp()
+const get = (path: string) => t.request(path)
+const WELCOME = '11111111-1111-4111-8111-111111111111'
+const search = async (q: string, extra = '') => {
+  const res = await get(`/api/search?q=${encodeURIComponent(q)}${extra}`)
+  expect(res.status).toBe(200)
+  return json(res)
+}
+
+beforeAll(() => {
+  loadTestCatalogue(t)
+  importRecords(t, {
+    categories: [{ id: 'zoo', name: 'Zoo', icon: '🦓', order: 99, subcategories: [{ id: 'stripes', name: 'Stripes' }] }],
+    prompts: [
+      { id: 'aaaaaaaa-0000-4000-8000-000000000001', title: 'Plain prompt', category: 'zoo', content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"' },
+      { id: 'aaaaaaaa-0000-4000-8000-000000000002', title: 'Zebra crossing designer', category: 'zoo', subcategory: 'stripes', tags: ['Road Safety'], content: 'Design a crossing.' },
+      { id: 'aaaaaaaa-0000-4000-8000-000000000003', title: 'Kokosnuss', category: 'zoo', content: `Ünïcödé café ${'filler '.repeat(100)} end` },
+    ],
+  })
+})
+
+describe('GET /api/categories', () => {
+  test('every category in display order, with subcategories and prompt counts', async () => {
+    const res = await get('/api/categories')
+    expect(res.status).toBe(200)
+    const { items } = await json(res)
+    // The fixture re-described the demo's marketing category (order 1, before writing by id).
+    expect(items[0]).toMatchObject({ id: 'marketing', name: 'Marketing', description: 'Campaigns and copy.', icon: '📣' })
+    expect(Object.keys(items[0]).sort()).toEqual(['description', 'icon', 'id', 'name', 'prompt_count', 'subcategories'])
+    expect(items[0].subcategories).toContainEqual({ id: 'email', name: 'Email', prompt_count: 1 })
+    const zoo = items.at(-1)
+    expect(zoo).toEqual({ id: 'zoo', name: 'Zoo', description: '', icon: '🦓', prompt_count: zoo.prompt_count, subcategories: [{ id: 'stripes', name: 'Stripes', prompt_count: 1 }] })
+    expect(zoo.prompt_count).toBeGreaterThanOrEqual(3)
+    for (const c of items) {
+      expect(c.prompt_count).toBeGreaterThanOrEqual(c.subcategories.reduce((n: number, s: { prompt_count: number }) => n + s.prompt_count, 0))
+    }
+    const total = items.reduce((n: number, c: { prompt_count: number }) => n + c.prompt_count, 0)
+    expect(total).toBe((t.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n)
+  })
+
+  test('an import made after the first read shows up (the cached tree follows the revision)', async () => {
+    const before = (await json(await get('/api/categories/zoo'))).prompt_count
+    importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
+    expect((await json(await get('/api/categories/zoo'))).prompt_count).toBe(before + 1)
+  })
+})
+
+describe('GET /api/categories/{id}', () => {
+  test('one category with its subcategories', async () => {
+    const body = await json(await get('/api/categories/coding'))
+    expect(Object.keys(body).sort()).toEqual(['description', 'icon', 'id', 'name', 'prompt_count', 'subcategories'])
+    expect(body.subcategories.map((s: { id: string }) => s.id)).toContain('review')
+  })
+
+  test('unknown or hostile ids → 404 not_found; absurdly long → 422', async () => {
+    for (const id of ['nope', "x'; DROP TABLE categories;--", '<script>', '🙂', 'a%00b', 'MARKETING']) {
+      await problem(await get(`/api/categories/${encodeURIComponent(id)}`), 404, 'not_found')
+    }
+    await problem(await get(`/api/categories/${'a'.repeat(300)}`), 422, 'validation_failed')
+  })
+})
+
+describe('GET /api/categories/{id}/prompts', () => {
+  test('paginated summaries, popular first by default', async () => {
+    const res = await get('/api/categories/writing/prompts?limit=2')
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body).toMatchObject({ limit: 2, offset: 0, total: expect.any(Number) })
+    expect(body.items).toHaveLength(2)
+    expect(Object.keys(body.items[0]).sort()).toEqual(
+      ['category_id', 'created_at', 'description', 'favorite_count', 'id', 'preview', 'subcategory_id', 'tags', 'title', 'updated_at'],
+    )
+    expect([...body.items[0].preview].length).toBeLessThanOrEqual(201)
+    const next = await json(await get(`/api/categories/writing/prompts?limit=2&offset=2`))
+    expect(next.items[0].id).not.toBe(body.items[0].id)
+  })
+
+  test('sort=newest and sort=title order as they say', async () => {
+    const newest = (await json(await get('/api/categories/writing/prompts?sort=newest&limit=100'))).items
+    const dates = newest.map((p: { created_at: string }) => p.created_at)
+    expect(dates).toEqual([...dates].sort().reverse())
+    const byTitle = (await json(await get('/api/categories/writing/prompts?sort=title&limit=100'))).items.map((p: { title: string }) => p.title.toLowerCase())
+    expect(byTitle).toEqual([...byTitle].sort())
+  })
+
+  test('subcategory and tag filters (tags compared in slug form)', async () => {
+    const sub = await json(await get('/api/categories/zoo/prompts?subcategory=stripes'))
+    expect(sub.items.map((p: { title: string }) => p.title)).toEqual(['Zebra crossing designer'])
+    const tag = await json(await get('/api/categories/zoo/prompts?tag=Road%20Safety'))
+    expect(tag.total).toBe(1)
+    expect(tag.items[0].tags).toEqual(['road-safety'])
+    expect((await json(await get('/api/categories/zoo/prompts?tag=nothing'))).total).toBe(0)
+  })
+
+  test('bad input: unknown category 404; unknown subcategory, bad sort, bad paging 422', async () => {
+    await problem(await get('/api/categories/nope/prompts'), 404, 'not_found')
+    await problem(await get('/api/categories/zoo/prompts?subcategory=email'), 422, 'validation_failed')
+    for (const q of ['sort=best', 'sort=', 'limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5', 'subcategory=%3Cscript%3E']) {
+      await problem(await get(`/api/categories/zoo/prompts?${q}`), 422, 'validation_failed')
+    }
+  })
+})
+
+describe('GET /api/search', () => {
+  test('title matches rank above content-only matches; summaries plus a snippet', async () => {
+    const body = await search('zebra')
+    expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Zebra crossing designer', 'Plain prompt'])
+    expect(body.total).toBe(2)
+    expect(Object.keys(body.items[0])).toContain('snippet')
+    expect(body.items[0].snippet).toContain('<mark>Zebra</mark>')
+  })
+
+  test('the snippet is HTML-escaped around the <mark> markers', async () => {
+    const [hit] = (await search('deep zebra')).items
+    expect(hit.snippet).toContain('<mark>zebra</mark>')
+    expect(hit.snippet).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;')
+    expect(hit.snippet).not.toContain('<script>')
+  })
+
+  test('the last word matches as a prefix; diacritics and case fold', async () => {
+    expect((await search('welc')).items.map((p: { id: string }) => p.id)).toContain(WELCOME)
+    expect((await search('Unicode CAFE')).items[0].title).toBe('Kokosnuss')
+    expect((await search('café')).items[0].title).toBe('Kokosnuss')
+  })
+
+  test('filters: category, subcategory, tag', async () => {
+    expect((await search('zebra', '&category=zoo')).total).toBe(2)
+    expect((await search('zebra', '&category=marketing')).total).toBe(0)
+    expect((await search('zebra', '&subcategory=stripes')).items.map((p: { title: string }) => p.title)).toEqual(['Zebra crossing designer'])
+    expect((await search('zebra', '&tag=road-safety')).total).toBe(1)
+    expect((await search('zebra', '&tag=Road%20Safety')).total).toBe(1)
+  })
+
+  test('pagination', async () => {
+    const all = await search('zebra', '&limit=1')
+    expect(all).toMatchObject({ total: 2, limit: 1, offset: 0 })
+    const second = await search('zebra', '&limit=1&offset=1')
+    expect(second.items[0].title).toBe('Plain prompt')
+    expect((await search('zebra', '&offset=5')).items).toEqual([])
+  })
+
+  test('hostile text is only ever text: never a 500, never FTS5 syntax', async () => {
+    const hostile = [
+      '"', '""', '"zebra', 'zebra"', '*', 'zebra*', '* zebra', 'NEAR(zebra', 'NEAR(', ')', '(', '((zebra', 'zebra OR', 'OR', 'AND', 'NOT',
+      'zebra NOT zebra', '-zebra', '^zebra', 'title:zebra', '{title}: zebra', 'zebra:', "'; DROP TABLE prompts; --", '<script>alert(1)</script>',
+      '🦓', '🦓 zebra', 'zebra\u0000', '\u0000', 'a\ud800b', '\udfff', '\u202e', 'x'.repeat(5000), 'zebra '.repeat(1000), '%', '%%', '\\', 'rowid=1',
+      'facets: c7a6f6f', 'c7a6f6f',
+    ]
+    for (const q of hostile) {
+      const res = await get(`/api/search?q=${encodeURIComponent(q.replace(/[\ud800-\udfff]/g, '\ufffd'))}`)
+      expect({ q: q.slice(0, 30), status: res.status }).toEqual({ q: q.slice(0, 30), status: 200 })
+      const body = await json(res)
+      expect(Array.isArray(body.items)).toBe(true)
+    }
+    // Raw bytes that are not UTF-8 and a lone surrogate written as %-escapes.
+    for (const raw of ['%ED%A0%80', '%FF%FE', '%C0%AF', 'zebra%00']) {
+      const res = await get(`/api/search?q=${raw}`)
+      expect(res.status).toBeLessThan(500)
+    }
+    expect((await search('"zebra"')).total).toBe(2)
+    expect((await search('zebra OR kokosnuss')).total).toBe(0) // OR is a word here, and an unknown one
+    
+  })
+
+  test('only stopwords still search; only punctuation finds nothing', async () => {
+    expect((await search('the')).total).toBeGreaterThan(0)
+    expect(await search('!!! ... ???')).toEqual({ items: [], total: 0, limit: 20, offset: 0 })
+  })
+
+  test('bad input → 422', async () => {
+    for (const q of ['', 'q=', 'q=%20%20', 'q=%09%0A', `q=${'x'.repeat(10_001)}`, 'q=a&limit=0', 'q=a&limit=1000', 'q=a&offset=-3', 'q=a&category=Not%20Slug']) {
+      await problem(await get(`/api/search?${q}`), 422, 'validation_failed')
+    }
+  })
+})
+
+describe('long prompts', () => {
+  test('a 150,000-character prompt is stored, served whole and found by a word near its end', async () => {
+    const content = `${'A long preamble sentence about nothing in particular. '.repeat(2800)}Finally the quixotic ending.`
+    expect(content.length).toBeGreaterThan(150_000)
+    const id = 'aaaaaaaa-0000-4000-8000-00000000long'.replace('long', '0150')
+    importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
+    const detail = await json(await t.request(`/api/prompts/${id}`, { headers: { 'x-forwarded-for': '10.1.1.1' } }))
+    expect(detail.content).toBe(content)
+    expect([...detail.preview].length).toBeLessThanOrEqual(201)
+    const hit = (await search('quixotic')).items[0]
+    expect(hit.id).toBe(id)
+    expect(typeof hit.snippet).toBe('string')
+  })
+})
+
+describe('GET /api/prompts/{id}', () => {
+  test('the full prompt: summary fields, content and the variables in order of first appearance', async () => {
+    const res = await get(`/api/prompts/${WELCOME}`)
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.content).toContain('Write a welcome email for {{product}}')
+    expect(body.variables).toEqual([
+      { name: 'product', default: null, options: null },
+      { name: 'tone', default: 'friendly', options: null },
+      { name: 'format', default: null, options: ['list', 'table'] },
+    ])
+    expect(body).toMatchObject({ id: WELCOME, title: 'Welcome email sequence', category_id: 'marketing', subcategory_id: 'email', tags: ['onboarding', 'email-marketing'] })
+    expect(body.created_at).toBe('2026-01-05T10:00:00.000Z')
+  })
+
+  test('an upper-case UUID finds the same prompt', async () => {
+    expect((await json(await t.request(`/api/prompts/${WELCOME.toUpperCase()}`, { headers: { 'x-forwarded-for': '10.9.9.9' } }))).id).toBe(WELCOME)
+  })
+
+  test('not a UUID → 422; unknown → 404; a bad token → 401', async () => {
+    for (const id of ['abc', '1', "x' OR 1=1", '11111111-1111-4111-8111-11111111111z', `${WELCOME}0`]) {
+      await problem(await get(`/api/prompts/${encodeURIComponent(id)}`), 422, 'validation_failed')
+    }
+    await problem(await get('/api/prompts/99999999-9999-4999-8999-999999999999'), 404, 'not_found')
+    await problem(await t.request(`/api/prompts/${WELCOME}`, { token: 'garbage' }), 401, 'invalid_token')
+  })
+})
+
+describe('OpenAPI', () => {
+  test('every catalogue, skills and favorites route is documented with its tag, parameters and problems', async () => {
+    const doc = await json(await get('/api/openapi.json'))
+    const routes = [
+      ['/api/categories', 'get', 'catalogue'],
+      ['/api/categories/{category_id}', 'get', 'catalogue'],
+      ['/api/categories/{category_id}/prompts', 'get', 'catalogue'],
+      ['/api/search', 'get', 'catalogue'],
+      ['/api/prompts/{prompt_id}', 'get', 'catalogue'],
+      ['/api/skills', 'get', 'skills'],
+      ['/api/skills/search', 'get', 'skills'],
+      ['/api/skills/{skill_id}', 'get', 'skills'],
+      ['/api/user/favorites', 'get', 'favorites'],
+      ['/api/user/favorites', 'post', 'favorites'],
+      ['/api/user/favorites/{prompt_id}', 'delete', 'favorites'],
+    ] as const
+    for (const [path, method, tag] of routes) {
+      const op = doc.paths[path]?.[method]
+      expect(op, `${method} ${path}`).toBeDefined()
+      expect(op.tags).toEqual([tag])
+      expect(op.summary.length).toBeGreaterThan(10)
+    }
+    expect(doc.tags.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['catalogue', 'skills', 'favorites']))
+    expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '404', '422', '429'])
+    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['category', 'limit', 'offset', 'q', 'subcategory', 'tag'])
+  })
+})
