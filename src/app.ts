@@ -23,6 +23,7 @@ import { createSkills } from './features/skills/service'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
+import { createEdge, SECURITY_HEADERS } from './http/edge'
 import { plumbing } from './http/plumbing'
 import type { Logger } from './log'
 
@@ -55,8 +56,9 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     shutdown,
   })
 
-  return new Elysia({ normalize: false })
-    .use(plumbing({ log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }))
+  const api = new Elysia({ normalize: false })
+    .headers(SECURITY_HEADERS)
+    .use(plumbing({ log }))
     .use(apiDocs())
     .use(healthRoutes(db))
     .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
@@ -65,6 +67,10 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     .use(catalogueRoutes({ db, catalogue: createCatalogue(db), guard }))
     .use(skillsRoutes({ skills: createSkills(db), guard }))
     .use(favoritesRoutes({ favorites: createFavorites(db), guard }))
+
+  // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
+  return { api, handle: createEdge(api, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }) }
 }
 
 export type App = ReturnType<typeof createApp>
+export type Api = App['api']

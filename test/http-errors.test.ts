@@ -75,7 +75,7 @@ describe('error shape', () => {
         controller.enqueue(chunk)
       },
     })
-    const res = await t.app.handle(
+    const res = await t.handle(
       new Request('http://localhost/api/auth/register', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }),
     )
     await problem(res, 413, 'payload_too_large')
@@ -126,7 +126,7 @@ describe('access log', () => {
 
 describe('requests without a body', () => {
   test('a POST with no body and no content type → 400 malformed_json (not 415, not 500)', async () => {
-    const res = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST' }))
+    const res = await t.handle(new Request('http://localhost/api/auth/login', { method: 'POST' }))
     await problem(res, 400, 'malformed_json')
   })
 })

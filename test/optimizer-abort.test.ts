@@ -12,10 +12,10 @@ import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
 const t = makeOptimizerApp({ upstreamUrl: fake.url })
-t.app.listen({ port: 0, hostname: '127.0.0.1' })
-const base = `http://127.0.0.1:${t.app.server!.port}`
+const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.handle })
+const base = `http://127.0.0.1:${server.port}`
 afterAll(async () => {
-  await t.app.stop(true)
+  await server.stop(true)
   fake.stop()
 })
 

@@ -40,14 +40,16 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
   // holding server.stop() open for as long as an upstream model keeps talking.
   const shutdownStreams = new AbortController()
-  const app = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal })
-  app.listen({
+  const { handle } = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal })
+  const server = Bun.serve({
     port: config.port,
     hostname: config.host,
+    fetch: handle,
     // Our own limit (1 MiB) answers with problem+json; this only stops absurd uploads early.
     maxRequestBodySize: 16 * 1024 * 1024,
+    // Streams (the optimizer's) send pings every 15 s; an idle connection may rest longer.
+    idleTimeout: 60,
   })
-  const server = app.server!
   log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir })
   // JIT warm-up of the built-in optimizer after listen, in small steps: start-up stays fast and
   // requests interleave with it, while the first optimizations still find warm code. It waits a

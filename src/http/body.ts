@@ -14,17 +14,11 @@ export function rawBody(request: Request): string | undefined {
 export const payloadTooLarge = () =>
   new ProblemError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
 
-/** Refuse early, before reading anything, when the client announces a body that is too large. */
-export function checkDeclaredLength(request: Request): void {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge()
-}
-
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 async function readLimited(request: Request): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array()
-  // A declared length was checked already; Bun enforces it, so read in one go.
+  // A declared length was checked at the edge; Bun enforces it, so read in one go.
   if (request.headers.has('content-length')) return new Uint8Array(await request.arrayBuffer())
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []

@@ -1,9 +1,9 @@
 // A real app on a real SQLite file in a fresh temporary directory, driven through
-// app.handle(new Request(...)) exactly as a client would call it.
+// handle(new Request(...)) exactly as the server calls it for a client.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp } from '../../src/app'
+import { type App, createApp } from '../../src/app'
 import { type Config, loadConfig } from '../../src/config'
 import { DATABASE_FILE, type Db, openDatabase } from '../../src/db/client'
 import { runMigrations } from '../../src/db/migrate'
@@ -19,7 +19,10 @@ export function tempDir(prefix = 'promptlib-test-'): string {
 }
 
 export interface TestApp {
-  app: ReturnType<typeof createApp>
+  /** the Elysia app (tests may mount extra routes on it) */
+  app: App['api']
+  /** what the server calls for every request: the edge around the app */
+  handle: App['handle']
   db: Db
   config: Config
   log: ReturnType<typeof createMemoryLogger>
@@ -33,9 +36,10 @@ export function makeTestApp(env: Record<string, string> = {}, overrides: Partial
   const db = openDatabase(join(dataDir, DATABASE_FILE))
   runMigrations(db)
   const log = createMemoryLogger('debug')
-  const app = createApp({ config, db, log, jwtSecret: TEST_JWT_SECRET })
+  const { api: app, handle } = createApp({ config, db, log, jwtSecret: TEST_JWT_SECRET })
   return {
     app,
+    handle,
     db,
     config,
     log,
@@ -45,7 +49,7 @@ export function makeTestApp(env: Record<string, string> = {}, overrides: Partial
       const headers = new Headers(rest.headers)
       if (json !== undefined) headers.set('content-type', 'application/json')
       if (token) headers.set('authorization', `Bearer ${token}`)
-      return app.handle(
+      return handle(
         new Request(`http://localhost${path}`, {
           ...rest,
           headers,
