@@ -91,7 +91,17 @@ describe('search query building', () => {
     expect(searchTerms('the')).toEqual({ words: ['the'], prefix: false })
     expect(searchTerms('go')).toEqual({ words: ['go'], prefix: false })
     expect(searchTerms('!!! 🙂 ---')).toBeNull()
-    expect(ftsExpression(searchTerms('NEAR(x "y" OR zulu*')!, ['c61'])).toBe('"near" "x" "y" "zulu"* AND facets : "c61"')
+    expect(ftsExpression(searchTerms('NEAR(x "y" OR zulu*')!, ['c61'])).toBe('"near" AND "x" AND "y" AND "zulu"* AND facets : "c61"')
+  })
+
+  test('an unfinished last word stands for itself or its completions, as whole words', () => {
+    const terms = searchTerms('kubernetes deploym')!
+    expect(ftsExpression(terms, [], ['deployment', 'deployments'])).toBe('"kubernetes" AND ("deploym" OR "deployment" OR "deployments")')
+    expect(ftsExpression(terms, [], [])).toBe('"kubernetes" AND "deploym"')
+    // a finished word (too short to be a prefix) is never expanded
+    expect(ftsExpression(searchTerms('blog pos')!, [], ['post'])).toBe('"blog" AND "pos"')
+    // a completion with a quote cannot break out of its string
+    expect(ftsExpression(searchTerms('abcd')!, [], ['ab"cd'])).toBe('("abcd" OR "ab""cd")')
   })
 
   test('at most 16 distinct words; very long words cut', () => {

@@ -115,6 +115,30 @@ describe('GET /api/search', () => {
     expect(body.items[0].snippet).toContain('<mark>Zebra</mark>')
   })
 
+  test('heads first: an older title match ranks above a newer content-only match; title outweighs description', async () => {
+    importRecords(t, {
+      prompts: [
+        { id: 'bbbbbbbb-0000-4000-8000-000000000001', title: 'Quokka description only', category: 'zoo', description: 'All about the wombat.', content: 'x' },
+        { id: 'bbbbbbbb-0000-4000-8000-000000000002', title: 'Wombat in the title', category: 'zoo', content: 'y' },
+        { id: 'bbbbbbbb-0000-4000-8000-000000000003', title: 'Newest, content only', category: 'zoo', content: 'wombat wombat wombat wombat' },
+      ],
+    })
+    const titles = (await search('wombat')).items.map((p: { title: string }) => p.title)
+    expect(titles).toEqual(['Wombat in the title', 'Quokka description only', 'Newest, content only'])
+  })
+
+  test('an unfinished last word matches the words of titles, descriptions and tags that start with it', async () => {
+    importRecords(t, {
+      prompts: [
+        { id: 'bbbbbbbb-0000-4000-8000-000000000004', title: 'Orchestration for kubernetes clusters', category: 'zoo', content: 'z' },
+        { id: 'bbbbbbbb-0000-4000-8000-000000000005', title: 'Plain', category: 'zoo', content: 'we talk about orchestration of kubernetes here' },
+      ],
+    })
+    const body = await search('kubernetes orchest')
+    expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Orchestration for kubernetes clusters', 'Plain'])
+    expect(body.total).toBe(2)
+  })
+
   test('the snippet is HTML-escaped around the <mark> markers', async () => {
     const [hit] = (await search('deep zebra')).items
     expect(hit.snippet).toContain('<mark>zebra</mark>')
@@ -142,6 +166,25 @@ describe('GET /api/search', () => {
     const second = await search('zebra', '&limit=1&offset=1')
     expect(second.items[0].title).toBe('Plain prompt')
     expect((await search('zebra', '&offset=5')).items).toEqual([])
+  })
+
+  test('total counts matches up to 1,000; pages stay within it', async () => {
+    const many = makeTestApp()
+    importRecords(many, {
+      categories: [{ id: 'bulk', name: 'Bulk', icon: '📦', order: 1 }],
+      prompts: Array.from({ length: 1010 }, (_, i) => ({
+        id: `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        title: `Bulk item ${i}`,
+        category: 'bulk',
+        content: 'capybara',
+      })),
+    })
+    const first = await json(await many.request('/api/search?q=capybara&limit=100'))
+    expect(first.total).toBe(1000)
+    expect(first.items).toHaveLength(100)
+    const last = await json(await many.request('/api/search?q=capybara&limit=100&offset=990'))
+    expect(last.items).toHaveLength(10)
+    expect((await json(await many.request('/api/search?q=capybara&offset=1000'))).items).toEqual([])
   })
 
   test('hostile text is only ever text: never a 500, never FTS5 syntax', async () => {

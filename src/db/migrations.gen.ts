@@ -4,6 +4,7 @@ import m1 from '../../drizzle/0001_tokens.sql' with { type: 'text' }
 import m2 from '../../drizzle/0002_optimizer.sql' with { type: 'text' }
 import m3 from '../../drizzle/0003_catalogue.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_catalogue_search.sql' with { type: 'text' }
+import m5 from '../../drizzle/0005_search_heads.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -18,4 +19,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0002_optimizer", when: 1795328529110, breakpoints: true, sql: m2 },
   { tag: "0003_catalogue", when: 1795329755884, breakpoints: true, sql: m3 },
   { tag: "0004_catalogue_search", when: 1795329756241, breakpoints: true, sql: m4 },
+  { tag: "0005_search_heads", when: 1795331500767, breakpoints: true, sql: m5 },
 ]

@@ -8,7 +8,7 @@ import { clientAddress } from '../../http/request-context'
 import { Int, PaginationQuery, paginated, problems } from '../../http/schemas'
 import { TIER_LIMITS } from '../../tiers'
 import { addressSubject, consumeDaily, dailyLimitReached, rateLimitHeaders, userSubject } from '../usage/daily'
-import { type Catalogue, SEARCH_WINDOW } from './service'
+import { type Catalogue, SEARCH_COUNT_CAP } from './service'
 
 const JSON_TYPE = { 'content-type': 'application/json;charset=utf-8' }
 const Slug = (description: string) => t.String({ maxLength: 64, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description })
@@ -116,7 +116,7 @@ export function catalogueRoutes({ db, catalogue, guard }: CatalogueRoutesDeps) {
         detail: {
           tags: ['catalogue'],
           summary: 'Full-text search over prompts (bm25; title weighted above description, tags and content)',
-          description: `Every word must match (title, description, content or tags); common English words are ignored unless the query has nothing else. At most the ${SEARCH_WINDOW} most recently added matches are ranked and returned, so \`total\` is at most ${SEARCH_WINDOW}.`,
+          description: `Every word must match (title, description, content or tags); common English words are ignored unless the query has nothing else; the last word also matches as the start of a longer word. Prompts whose title, description or tags hold every word come first, ranked by weighted bm25 (title 10, tags 6, description 4); prompts that match only in their content follow, newest first. \`total\` counts matches up to ${SEARCH_COUNT_CAP}.`,
         },
       },
     )

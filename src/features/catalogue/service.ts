@@ -49,12 +49,20 @@ const ORDER: Record<Sort, string> = {
 }
 
 /**
- * Search ranks at most this many matches: the most recently added ones, by weighted bm25. Beyond
- * that a query is too broad for a full ranking to mean much, and ranking costs ~1 µs per match.
+ * Search counts matches up to this many, and serves pages within them. Counting every match of
+ * a common word costs a pass over its whole index entries; beyond a thousand results a query
+ * wants narrowing more than paging.
  */
-export const SEARCH_WINDOW = 1000
-/** bm25 column weights: title, description, content, tags, facets. */
-const BM25 = 'bm25(prompts_fts, 10.0, 4.0, 1.0, 6.0, 0.0)'
+export const SEARCH_COUNT_CAP = 1000
+/** bm25 column weights over the heads index: title, description, tags, facets. */
+const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
+/**
+ * At most this many head matches (the newest) are ranked: only a query of little but common
+ * words reaches it, and ranking every title that holds "for" would take a hundred milliseconds.
+ */
+const HEAD_RANK_CAP = 5000
+/** How many whole words an unfinished last word may stand for (the most frequent first). */
+const MAX_COMPLETIONS = 16
 
 /** Prepared statements by SQL text: the listing and search build a handful of variants. */
 function statementCache(client: Database) {
@@ -70,6 +78,23 @@ export function createCatalogue(db: Db) {
   const c = db.$client
   const prepared = statementCache(c)
   const revision = c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1')
+  const completionsOf = c.prepare<{ term: string }, [string, string]>(
+    `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
+  )
+  const countMatches = c.prepare<{ n: number }, [string]>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ${SEARCH_COUNT_CAP})`,
+  )
+  // One row always: the number of head matches and the page of them, best first.
+  const headPage = c.prepare<{ n: number; page: string }, [string, number, number]>(
+    `WITH m AS MATERIALIZED (SELECT rowid AS seq, ${HEAD_BM25} AS score FROM prompts_head_fts WHERE prompts_head_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${HEAD_RANK_CAP})
+     SELECT (SELECT count(*) FROM m) AS n,
+            (SELECT json_group_array(seq) FROM (SELECT seq FROM m ORDER BY score, seq DESC LIMIT ?2 OFFSET ?3)) AS page`,
+  )
+  const contentOnlyPage = c.prepare<{ seq: number }, [string, string, number, number]>(
+    `SELECT rowid AS seq FROM prompts_fts WHERE prompts_fts MATCH ?
+       AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
+     ORDER BY rowid DESC LIMIT ? OFFSET ?`,
+  )
   let tree: { revision: number; list: CategoryView[]; byId: Map<string, CategoryView>; json: string } | null = null
   let checkedAt = -Infinity
   let seenLocalWrites = -1
@@ -152,9 +177,15 @@ export function createCatalogue(db: Db) {
       return { ...summary(row), content: row.content, variables: parseVariables(row.content) }
     },
 
+    /**
+     * Full-text search in two tiers: prompts whose title, description or tags hold every word
+     * come first, ranked by weighted bm25 over those fields (a small index, so ranking stays
+     * cheap); prompts that match only with their content follow, newest first.
+     */
     search(q: string, filters: { category?: string; subcategory?: string; tag?: string } & Page) {
       const terms = searchTerms(q)
-      const empty = { items: [], total: 0, limit: filters.limit, offset: filters.offset }
+      const { limit, offset } = filters
+      const empty = { items: [], total: 0, limit, offset }
       if (!terms) return empty
       const facets: string[] = []
       if (filters.category !== undefined) facets.push(categoryFacet(filters.category))
@@ -164,32 +195,32 @@ export function createCatalogue(db: Db) {
         if (tag === '') return empty
         facets.push(tagFacet(tag))
       }
-      const match = ftsExpression(terms, facets)
-      // The window of candidates (newest first, straight from the index) is ranked; only the
-      // page's rows are then read from prompts (a prompt row is large: reading 1,000 of them
-      // cost more than ranking them).
-      const rows = prepared<SummaryRow & { total: number }>(
-        `WITH ranked AS MATERIALIZED (
-           SELECT rowid AS seq, ${BM25} AS score FROM prompts_fts WHERE prompts_fts MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_WINDOW}
-         ),
-         page AS (SELECT seq, score FROM ranked ORDER BY score, seq DESC LIMIT ? OFFSET ?)
-         SELECT ${SUMMARY_COLUMNS}, (SELECT count(*) FROM ranked) AS total
-         FROM page r JOIN prompts p ON p.seq = r.seq ORDER BY r.score, p.seq DESC`,
-      ).all(match, filters.limit, filters.offset)
-      const total = rows[0]?.total ?? (filters.offset > 0 ? prepared<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ${SEARCH_WINDOW})`).get(match)!.n : 0)
-      const contents = new Map<number, string>()
-      if (rows.length > 0) {
-        const ids = rows.map((r) => r.seq)
-        for (const r of prepared<{ seq: number; content: string }>(`SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${ids.map(() => '?').join(',')})`).all(...ids)) {
-          contents.set(r.seq, r.content)
-        }
+      const last = terms.words[terms.words.length - 1]!
+      const completions = terms.prefix ? completionsOf.all(last, `${last}\u{10ffff}`).map((r) => r.term) : undefined
+      const match = ftsExpression(terms, facets, completions)
+
+      const total = Math.min(countMatches.get(match)!.n, SEARCH_COUNT_CAP)
+      if (offset >= total) return { ...empty, total }
+      const end = Math.min(offset + limit, total)
+      const heads = headPage.get(match, end - offset, offset)!
+      const seqs = JSON.parse(heads.page) as number[]
+      if (offset + seqs.length < end) {
+        const tailOffset = Math.max(0, offset - heads.n)
+        for (const r of contentOnlyPage.all(match, match, end - offset - seqs.length, tailOffset)) seqs.push(r.seq)
       }
-      return {
-        items: rows.map((r) => ({ ...summary(r), snippet: snippet([contents.get(r.seq) ?? '', r.description, r.title], terms) })),
-        total,
-        limit: filters.limit,
-        offset: filters.offset,
-      }
+      if (seqs.length === 0) return { ...empty, total }
+      const rows = new Map(
+        prepared<SummaryRow & { content: string }>(
+          `SELECT ${SUMMARY_COLUMNS}, substr(p.content, 1, 50000) AS content FROM prompts p WHERE p.seq IN (${seqs.map(() => '?').join(',')})`,
+        )
+          .all(...seqs)
+          .map((r) => [r.seq, r]),
+      )
+      const items = seqs.flatMap((seq) => {
+        const r = rows.get(seq)
+        return r ? [{ ...summary(r), snippet: snippet([r.content, r.description, r.title], terms) }] : []
+      })
+      return { items, total, limit, offset }
     },
   }
 }

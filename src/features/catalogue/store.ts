@@ -1,7 +1,8 @@
 // The catalogue's one write path (the importers and the demo loader use it). Every call runs
 // inside the caller's transaction, which must end with flushSearchIndex(): the full-text index
-// is written explicitly, in the same transaction as the rows. prompts_fts is an external-content
-// FTS5 table, so an update first removes the old text (the 'delete' command needs the old
+// is written explicitly, in the same transaction as the rows. prompts_fts and prompts_head_fts
+// (title, description and tags: what search ranks with) are external-content FTS5 tables, so an
+// update first removes the old text (the 'delete' command needs the old
 // values) and then adds the new. The index writes are queued and run together at the end:
 // any other statement that opens a statement journal between two FTS5 inserts makes FTS5 flush
 // its in-memory segment, and one tiny segment per prompt made a large import four times slower.
@@ -68,6 +69,8 @@ export function createCatalogueStore(db: Db) {
     ),
     ftsInsert: c.prepare('INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (?, ?, ?, ?, ?, ?)'),
     ftsDelete: c.prepare("INSERT INTO prompts_fts (prompts_fts, rowid, title, description, content, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)"),
+    headInsert: c.prepare('INSERT INTO prompts_head_fts (rowid, title, description, tags, facets) VALUES (?, ?, ?, ?, ?)'),
+    headDelete: c.prepare("INSERT INTO prompts_head_fts (prompts_head_fts, rowid, title, description, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?)"),
     insertTag: c.prepare('INSERT OR IGNORE INTO prompt_tags (tag, prompt_seq) VALUES (?, ?)'),
     deleteTags: c.prepare('DELETE FROM prompt_tags WHERE prompt_seq = ?'),
     bump: c.prepare('UPDATE catalogue_state SET revision = revision + 1 WHERE id = 1'),
@@ -138,9 +141,12 @@ export function createCatalogueStore(db: Db) {
       return existing ? 'updated' : 'created'
     },
 
-    /** Writes the queued full-text index changes; call before the transaction commits. */
+    /** Writes the queued full-text index changes (both indexes, one after the other); call before the transaction commits. */
     flushSearchIndex(): void {
       for (const op of ftsQueue) (op.remove ? q.ftsDelete : q.ftsInsert).run(...op.values)
+      for (const { remove, values: [seq, title, description, , tags, facets] } of ftsQueue) {
+        ;(remove ? q.headDelete : q.headInsert).run(seq, title, description, tags, facets)
+      }
       ftsQueue.length = 0
     },
 
