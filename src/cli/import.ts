@@ -2,6 +2,7 @@
 // Skills folders. Problems go to stderr as `file:line: error: …`; a progress bar is drawn on
 // stderr only when it is a terminal; a summary per file ends the run. Exit 1 when any file had
 // errors (those files changed nothing).
+import type { Database } from 'bun:sqlite'
 import { formatIssue, type FileReport } from '../features/catalogue/import/report'
 import { importPaths } from '../features/catalogue/import/run'
 import { isSlug } from '../features/catalogue/text'
@@ -42,18 +43,48 @@ function progressBar(): { update: (file: string, done: number, total: number) =>
   }
 }
 
+/** Imports that write this many records merge the search indexes into one segment each afterwards. */
+const OPTIMIZE_AFTER = 10_000
+
+/**
+ * When no other process has the database open, the import runs with a rollback journal: every
+ * page is then written once, where in WAL mode it is written to the log and copied again by the
+ * checkpoint (100,000 prompts: 10 s instead of 15 s). SQLite refuses the switch while another
+ * connection is open (a running server), and the import then simply stays in WAL mode. A crash
+ * midway leaves a journal that rolls the transaction back on the next open, as in WAL mode.
+ */
+function enterBulkMode(client: Database): { leave: () => void } {
+  const mode = client.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode
+  if (mode !== 'delete') return { leave: () => {} }
+  return { leave: () => void client.query('PRAGMA journal_mode = WAL').get() }
+}
+
+/**
+ * FTS5 builds its index in segments as rows arrive; after a large import, every query would
+ * have to look a word up in each of them. 'optimize' merges them (about 1.5 s per 100,000 prompts).
+ */
+function optimizeSearchIndexes(client: Database): void {
+  for (const table of ['prompts_fts', 'prompts_head_fts', 'skills_fts']) {
+    client.run(`INSERT INTO ${table} (${table}) VALUES ('optimize')`)
+  }
+}
+
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
   const { paths, category } = parseArgs(args)
   const db = openMigratedDatabase(ctx.config)
   // A bigger page cache for this process only: a large import rewrites many index pages.
   db.$client.run('PRAGMA cache_size = -262144')
+  const bulk = enterBulkMode(db.$client)
   const bar = progressBar()
   const started = performance.now()
   let reports: FileReport[]
   try {
     reports = importPaths(db, paths, { category, onProgress: bar.update })
+    const written = reports.reduce((n, r) => n + r.created + r.updated, 0)
+    if (written >= OPTIMIZE_AFTER) optimizeSearchIndexes(db.$client)
   } finally {
     bar.clear()
+    bulk.leave()
     db.$client.close()
   }
   for (const r of reports) {

@@ -124,6 +124,21 @@ export function createCatalogue(db: Db) {
    * another process shows within that time) or at once after a write by this process. The tree
    * itself is reloaded only when the revision moved.
    */
+  // Completions of unfinished words, remembered for the catalogue revision they were read at
+  // (people type the same beginnings over and over).
+  let completionCache = { revision: -1, words: new Map<string, string[]>() }
+  function completionsFor(prefix: string): string[] {
+    const rev = categoryTree().revision
+    if (completionCache.revision !== rev) completionCache = { revision: rev, words: new Map() }
+    let words = completionCache.words.get(prefix)
+    if (!words) {
+      words = completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term)
+      if (completionCache.words.size >= 10_000) completionCache.words.clear()
+      completionCache.words.set(prefix, words)
+    }
+    return words
+  }
+
   function categoryTree() {
     const now = performance.now()
     const local = catalogueWritesInProcess()
@@ -196,29 +211,42 @@ export function createCatalogue(db: Db) {
         facets.push(tagFacet(tag))
       }
       const last = terms.words[terms.words.length - 1]!
-      const completions = terms.prefix ? completionsOf.all(last, `${last}\u{10ffff}`).map((r) => r.term) : undefined
+      const completions = terms.prefix ? completionsFor(last) : undefined
       const match = ftsExpression(terms, facets, completions)
 
       const total = Math.min(countMatches.get(match)!.n, SEARCH_COUNT_CAP)
       if (offset >= total) return { ...empty, total }
       const end = Math.min(offset + limit, total)
       const heads = headPage.get(match, end - offset, offset)!
-      const seqs = JSON.parse(heads.page) as number[]
-      if (offset + seqs.length < end) {
+      const headSeqs = JSON.parse(heads.page) as number[]
+      const contentSeqs: number[] = []
+      if (offset + headSeqs.length < end) {
         const tailOffset = Math.max(0, offset - heads.n)
-        for (const r of contentOnlyPage.all(match, match, end - offset - seqs.length, tailOffset)) seqs.push(r.seq)
+        for (const r of contentOnlyPage.all(match, match, end - offset - headSeqs.length, tailOffset)) contentSeqs.push(r.seq)
       }
+      const seqs = [...headSeqs, ...contentSeqs]
       if (seqs.length === 0) return { ...empty, total }
       const rows = new Map(
-        prepared<SummaryRow & { content: string }>(
-          `SELECT ${SUMMARY_COLUMNS}, substr(p.content, 1, 50000) AS content FROM prompts p WHERE p.seq IN (${seqs.map(() => '?').join(',')})`,
-        )
+        prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${seqs.map(() => '?').join(',')})`)
           .all(...seqs)
           .map((r) => [r.seq, r]),
       )
+      // A head match found its words in the title, description or tags: the snippet comes from
+      // there first (short texts), and the content is read only for content-only matches.
+      const contents = new Map<number, string>()
+      if (contentSeqs.length > 0) {
+        for (const r of prepared<{ seq: number; content: string }>(
+          `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${contentSeqs.map(() => '?').join(',')})`,
+        ).all(...contentSeqs)) {
+          contents.set(r.seq, r.content)
+        }
+      }
       const items = seqs.flatMap((seq) => {
         const r = rows.get(seq)
-        return r ? [{ ...summary(r), snippet: snippet([r.content, r.description, r.title], terms) }] : []
+        if (!r) return []
+        const content = contents.get(seq)
+        const texts = content === undefined ? [r.description, r.title, r.preview] : [content, r.description, r.title]
+        return [{ ...summary(r), snippet: snippet(texts, terms) }]
       })
       return { items, total, limit, offset }
     },
