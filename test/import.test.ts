@@ -187,6 +187,33 @@ describe('promptlib import (a real process)', () => {
   })
 })
 
+describe('import modes', () => {
+  test('alone on the database (rollback journal for speed), the database is left in WAL mode and searchable', () => {
+    const dir = tempDir()
+    expect(cli(['import', fx('catalogue-good.json')], { DATA_DIR: dir, LOG_LEVEL: 'error' }).code).toBe(0)
+    const db = openDatabase(join(dir, DATABASE_FILE))
+    expect(db.$client.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    const n = db.$client.query("SELECT count(*) AS n FROM prompts_head_fts WHERE prompts_head_fts MATCH 'welcome AND email'").get() as { n: number }
+    expect(n.n).toBe(1)
+    db.$client.close()
+  })
+
+  test('beside a running server (the database open elsewhere) it imports in WAL mode, and the server sees it', async () => {
+    const dir = tempDir()
+    const server = await startServer({ DATA_DIR: dir, DEMO_CATALOGUE: 'false' })
+    try {
+      const res = cli(['import', fx('catalogue-good.json')], { DATA_DIR: dir, LOG_LEVEL: 'error' })
+      expect(res.code).toBe(0)
+      await Bun.sleep(150) // the category tree re-validates every 100 ms
+      const body = await json(await fetch(`${server.url}/api/categories`))
+      expect(body.items.length).toBeGreaterThan(0)
+    } finally {
+      server.kill()
+      await server.exited
+    }
+  })
+})
+
 describe('demo catalogue', () => {
   test('loaded on a fresh start, once; skipped with DEMO_CATALOGUE=false', async () => {
     const dir = tempDir()

@@ -50,11 +50,16 @@ const OPTIMIZE_AFTER = 10_000
  * When no other process has the database open, the import runs with a rollback journal: every
  * page is then written once, where in WAL mode it is written to the log and copied again by the
  * checkpoint (100,000 prompts: 10 s instead of 15 s). SQLite refuses the switch while another
- * connection is open (a running server), and the import then simply stays in WAL mode. A crash
+ * connection is open (a running server: SQLITE_BUSY), and the import then simply stays in WAL mode. A crash
  * midway leaves a journal that rolls the transaction back on the next open, as in WAL mode.
  */
 function enterBulkMode(client: Database): { leave: () => void } {
-  const mode = client.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode
+  let mode: string | undefined
+  try {
+    mode = client.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode
+  } catch {
+    mode = undefined // SQLITE_BUSY: another process has it open
+  }
   if (mode !== 'delete') return { leave: () => {} }
   return { leave: () => void client.query('PRAGMA journal_mode = WAL').get() }
 }
