@@ -12,8 +12,8 @@ const search = async (q: string, extra = '') => {
   return json(res)
 }
 
-beforeAll(() => {
-  loadTestCatalogue(t)
+beforeAll(async () => {
+  await loadTestCatalogue(t)
   importRecords(t, {
     categories: [{ id: 'zoo', name: 'Zoo', icon: '🦓', order: 99, subcategories: [{ id: 'stripes', name: 'Stripes' }] }],
     prompts: [

@@ -9,7 +9,7 @@ let alice: Registered
 let bob: Registered
 
 beforeAll(async () => {
-  loadTestCatalogue(t)
+  await loadTestCatalogue(t)
   ids = promptIds(t)
   alice = await register(t)
   bob = await register(t)

@@ -243,7 +243,7 @@ describe('demo catalogue', () => {
     const t = makeTestApp()
     importPaths(t.db, [fx('catalogue-good.json')])
     const { loadDemoCatalogueIfEmpty } = await import('../src/features/catalogue/demo')
-    expect(loadDemoCatalogueIfEmpty(t.db, t.log)).toBe(false)
+    expect(await loadDemoCatalogueIfEmpty(t.db, t.log)).toBe(false)
     expect(countRows(t.db, 'prompts')).toBe(3)
   })
 })

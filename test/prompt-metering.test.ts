@@ -11,8 +11,8 @@ const freshIp = () => `203.0.113.${++ipCounter}`
 const open = (id: string, init: { ip?: string; token?: string } = {}) =>
   t.request(`/api/prompts/${id}`, { token: init.token, headers: init.ip ? { 'x-forwarded-for': init.ip } : {} })
 
-beforeAll(() => {
-  loadTestCatalogue(t)
+beforeAll(async () => {
+  await loadTestCatalogue(t)
   ids = promptIds(t)
 })
 

@@ -11,7 +11,7 @@ let free = ''
 let starter = ''
 
 beforeAll(async () => {
-  loadTestCatalogue(t)
+  await loadTestCatalogue(t)
   for (const [tier, set] of [
     ['pro', (v: string) => (pro = v)],
     ['lifetime', (v: string) => (lifetime = v)],

@@ -7,8 +7,8 @@ import { formatIssue, type FileReport } from '../features/catalogue/import/repor
 import { importPaths } from '../features/catalogue/import/run'
 import { isSlug } from '../features/catalogue/text'
 import { type CliContext, openMigratedDatabase, table, UsageError } from './context'
+import { IMPORT_USAGE } from './usage'
 
-export const IMPORT_USAGE = 'promptlib import PATH… [--category SLUG]  import .json catalogues, .csv prompt lists, skill folders'
 
 function parseArgs(args: string[]): { paths: string[]; category?: string } {
   const paths: string[] = []

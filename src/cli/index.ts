@@ -3,8 +3,8 @@ import { ConfigError, loadConfig } from '../config'
 import { runMigrations } from '../db/migrate'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
-import { type CliContext, openMigratedDatabase, UsageError } from './context'
-import { IMPORT_USAGE, importCommand } from './import'
+import { type CliContext, UsageError } from './context'
+import { IMPORT_USAGE } from './usage'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
 import { join } from 'node:path'
@@ -37,7 +37,8 @@ const COMMANDS: Record<string, Command> = {
     ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
     return 0
   },
-  import: importCommand,
+  // Loaded on use: the importers (CSV, YAML) are not needed by a running server.
+  import: async (args, ctx) => (await import('./import')).importCommand(args, ctx),
   user: userCommand,
 }
 

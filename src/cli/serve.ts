@@ -24,7 +24,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const db = openDatabase(join(config.dataDir, DATABASE_FILE))
   const applied = runMigrations(db)
   if (applied.length > 0) log.info('migrations applied', { migrations: applied })
-  if (config.demoCatalogue) loadDemoCatalogueIfEmpty(db, log)
+  if (config.demoCatalogue) await loadDemoCatalogueIfEmpty(db, log)
 
   const sweep = () => {
     pruneDailyUsage(db)
@@ -50,7 +50,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     // Streams (the optimizer's) send pings every 15 s; an idle connection may rest longer.
     idleTimeout: 60,
   })
-  log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir })
+  log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir, startup_ms: Math.round(performance.now()) })
   // JIT warm-up of the built-in optimizer after listen, in small steps: start-up stays fast and
   // requests interleave with it, while the first optimizations still find warm code. It waits a
   // moment so the readiness probes that follow a start are answered first.

@@ -8,8 +8,8 @@ import type { TestApp } from './app'
 export const FIXTURES = join(import.meta.dir, '..', 'fixtures')
 
 /** The demo catalogue plus test/fixtures/catalogue-good.json (marketing, coding, 3 prompts, 1 skill). */
-export function loadTestCatalogue(t: TestApp): void {
-  loadDemoCatalogueIfEmpty(t.db, t.log)
+export async function loadTestCatalogue(t: TestApp): Promise<void> {
+  await loadDemoCatalogueIfEmpty(t.db, t.log)
   const [report] = importPaths(t.db, [join(FIXTURES, 'catalogue-good.json')])
   if (report!.errors.length > 0) throw new Error(JSON.stringify(report!.errors))
 }

@@ -2,12 +2,12 @@
 // when the catalogue is empty, through the same importer as `promptlib import`, in one transaction.
 import type { Db } from '../../db/client'
 import type { Logger } from '../../log'
-import demo from './demo/demo-catalogue.json'
-import { importCatalogueData } from './import/json'
 import { createCatalogueStore } from './store'
 
-export function loadDemoCatalogueIfEmpty(db: Db, log: Logger): boolean {
+/** The demo and the importer are loaded only when needed: a server with a catalogue never holds them. */
+export async function loadDemoCatalogueIfEmpty(db: Db, log: Logger): Promise<boolean> {
   if (!createCatalogueStore(db).isEmpty()) return false
+  const [{ default: demo }, { importCatalogueData }] = await Promise.all([import('./demo/demo-catalogue.json'), import('./import/json')])
   const report = importCatalogueData(db, demo, { file: 'demo-catalogue.json' })
   if (report.errors.length > 0) {
     log.error('the demo catalogue did not load', { errors: report.errors.map((e) => e.message).slice(0, 5) })

@@ -1,0 +1,2 @@
+// Usage lines shared by the help text and the commands (kept apart so the help does not load them).
+export const IMPORT_USAGE = 'promptlib import PATH… [--category SLUG]  import .json catalogues, .csv prompt lists, skill folders'
