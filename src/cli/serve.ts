@@ -3,6 +3,7 @@ import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
 import { DATABASE_FILE, openDatabase } from '../db/client'
 import { runMigrations } from '../db/migrate'
+import { startBackgroundCheckpoints } from '../db/checkpointer'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
 import { sweepStaleOptimizations } from '../features/optimizer/history'
 import { loadDemoCatalogueIfEmpty } from '../features/catalogue/demo'
@@ -21,7 +22,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   if (source === 'generated') {
     log.warn('JWT_SECRET is not set; generated one and kept it in the data directory', { file: join(config.dataDir, 'jwt-secret') })
   }
-  const db = openDatabase(join(config.dataDir, DATABASE_FILE))
+  const databaseFile = join(config.dataDir, DATABASE_FILE)
+  const db = openDatabase(databaseFile)
   const applied = runMigrations(db)
   if (applied.length > 0) log.info('migrations applied', { migrations: applied })
   if (config.demoCatalogue) await loadDemoCatalogueIfEmpty(db, log)
@@ -36,6 +38,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   sweep()
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS)
   sweeper.unref()
+  const checkpoints = startBackgroundCheckpoints(db, databaseFile, log)
 
   // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
   // holding server.stop() open for as long as an upstream model keeps talking.
@@ -68,6 +71,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     // Access-log lines are written just after each response is sent; let those run first.
     await new Promise((resolve) => setImmediate(resolve))
     await new Promise((resolve) => setImmediate(resolve))
+    await checkpoints.stop()
     db.$client.close()
     log.info('stopped')
     log.flush()
