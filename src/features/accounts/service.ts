@@ -46,14 +46,19 @@ export interface UserProfile {
 
 /** What the authentication query returns for one user (see authColumns). */
 export interface AuthSnapshotRow {
-  user: UserRow
+  id: string
+  email: string
+  name: string
+  tier: Tier
+  createdAt: Date
+  tokensNotBefore: number
+  hasPassword: number
   promptsToday: number
   optimizationsToday: number
 }
 
 export const publicUser = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier })
 
-const toAuthUser = (u: UserRow): AuthUser => ({ id: u.id, email: u.email, name: u.name, tier: u.tier, createdAt: u.createdAt })
 
 export interface AccountsDeps {
   db: Db
@@ -73,20 +78,30 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
   // (PATs) select the same columns in their own single query and hand the row to adoptAuthRow.
   const usedToday = (metric: string) =>
     sql<number>`coalesce((SELECT ${dailyUsage.count} FROM ${dailyUsage} WHERE ${dailyUsage.subject} = 'user:' || ${users.id} AND ${dailyUsage.metric} = ${metric} AND ${dailyUsage.day} = ${sql.placeholder('day')}), 0)`
-  const authColumns = { user: users, promptsToday: usedToday('prompts'), optimizationsToday: usedToday('optimizations') }
+  // Flat and only what is used: every column mapped is work on every request.
+  const authColumns = {
+    id: users.id,
+    email: users.email,
+    name: users.name,
+    tier: users.tier,
+    createdAt: users.createdAt,
+    tokensNotBefore: users.tokensNotBefore,
+    hasPassword: sql<number>`${users.passwordHash} IS NOT NULL`,
+    promptsToday: usedToday('prompts'),
+    optimizationsToday: usedToday('optimizations'),
+  }
   const authLookup = db.select(authColumns).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
-  type AuthSnapshot = { row: UserRow; promptsToday: number; optimizationsToday: number }
-  const snapshots = new WeakMap<AuthUser, AuthSnapshot>()
+  const snapshots = new WeakMap<AuthUser, AuthSnapshotRow>()
 
   function adoptAuthRow(found: AuthSnapshotRow): AuthUser {
-    const user = toAuthUser(found.user)
-    snapshots.set(user, { row: found.user, promptsToday: found.promptsToday, optimizationsToday: found.optimizationsToday })
+    const user: AuthUser = { id: found.id, email: found.email, name: found.name, tier: found.tier, createdAt: found.createdAt }
+    snapshots.set(user, found)
     return user
   }
 
-  function loadAuthUser(id: string): { user: AuthUser; row: UserRow } | undefined {
+  function loadAuthUser(id: string): { user: AuthUser; row: AuthSnapshotRow } | undefined {
     const found = authLookup.get({ id, day: utcDay(new Date()) })
-    return found && { user: adoptAuthRow(found), row: found.user }
+    return found && { user: adoptAuthRow(found), row: found }
   }
   const userByEmail = db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare()
 
@@ -166,16 +181,12 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
     },
 
     profile(user: AuthUser): UserProfile {
-      let snapshot = snapshots.get(user)
-      if (!snapshot) {
-        const found = loadAuthUser(user.id)
-        snapshot = found && snapshots.get(found.user)
-        if (!snapshot) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
-      }
+      const snapshot = snapshots.get(user) ?? loadAuthUser(user.id)?.row
+      if (!snapshot) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
       return {
         ...publicUser(user),
         created_at: user.createdAt.toISOString(),
-        providers: snapshot.row.passwordHash ? ['password'] : [],
+        providers: snapshot.hasPassword ? ['password'] : [],
         limits: TIER_LIMITS[user.tier],
         usage: { prompts_today: snapshot.promptsToday, optimizations_today: snapshot.optimizationsToday },
       }
