@@ -1,6 +1,7 @@
 // A real app on a real SQLite file in a fresh temporary directory, driven through
 // handle(new Request(...)) exactly as the server calls it for a client.
 import { mkdtempSync } from 'node:fs'
+import { createdTempDirs } from './cleanup'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type App, createApp } from '../../src/app'
@@ -15,7 +16,9 @@ export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 export const CHEAP_HASH = { memoryCost: 1024, timeCost: 1 }
 
 export function tempDir(prefix = 'promptlib-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  createdTempDirs.push(dir)
+  return dir
 }
 
 export interface TestApp {

@@ -1,0 +1,10 @@
+// Preloaded by bun test (bunfig.toml): the temporary directories the tests made go when the
+// run ends. (bun test does not emit process 'exit', so a global afterAll does it.)
+import { afterAll } from 'bun:test'
+import { rmSync } from 'node:fs'
+
+export const createdTempDirs: string[] = []
+
+afterAll(() => {
+  for (const dir of createdTempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
