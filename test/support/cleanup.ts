@@ -5,6 +5,9 @@ import { rmSync } from 'node:fs'
 
 export const createdTempDirs: string[] = []
 
-afterAll(() => {
-  for (const dir of createdTempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+// Imported outside the test runner too (scripts reuse the test helpers); there is no hook then.
+try {
+  afterAll(() => {
+    for (const dir of createdTempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+} catch {}
