@@ -121,10 +121,6 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
     authColumns,
     adoptAuthRow,
 
-    findById(id: string): UserRow | undefined {
-      return userById.get({ id })
-    },
-
     findByEmail(email: string): UserRow | undefined {
       return userByEmail.get({ email: normaliseEmail(email) })
     },
@@ -161,9 +157,6 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
       if (!user || !ok) throw new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': 'Bearer realm="promptlib"' })
       return { user, accessToken: issueToken(user) }
     },
-
-    /** The current user by id, read fresh (for every authenticator: JWT here, PATs elsewhere). */
-    loadAuthUser,
 
     async authenticateJwt(token: string): Promise<Principal> {
       const result = jwt.verify(token)

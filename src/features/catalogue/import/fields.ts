@@ -56,14 +56,19 @@ export class RecordReader {
     return value
   }
 
-  tags(key: string): string[] {
+  /** An optional array of strings (absent → []); anything else is reported. */
+  private stringArray(key: string): string[] {
     const value = this.record[key]
     if (value === undefined || value === null) return []
     if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) {
       this.fail(`"${key}" must be an array of strings`)
       return []
     }
-    const tags = normaliseTags(value as string[])
+    return value as string[]
+  }
+
+  tags(key: string): string[] {
+    const tags = normaliseTags(this.stringArray(key))
     if (tags.length > LIMITS.tags) {
       this.warnings.push(`more than ${LIMITS.tags} tags; the first ${LIMITS.tags} kept`)
       return tags.slice(0, LIMITS.tags)
@@ -72,13 +77,7 @@ export class RecordReader {
   }
 
   strings(key: string): string[] {
-    const value = this.record[key]
-    if (value === undefined || value === null) return []
-    if (!Array.isArray(value) || value.some((t) => typeof t !== 'string')) {
-      this.fail(`"${key}" must be an array of strings`)
-      return []
-    }
-    return (value as string[]).map((s) => cleanText(s).trim()).filter(Boolean)
+    return this.stringArray(key).map((s) => cleanText(s).trim()).filter(Boolean)
   }
 
   integer(key: string, fallback: number): number {
