@@ -69,7 +69,15 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     .use(favoritesRoutes({ favorites: createFavorites(db), guard }))
 
   // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
-  return { api, handle: createEdge(api, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }) }
+  const edgeApp = {
+    fetch: (request: Request) => api.fetch(request),
+    get routes() {
+      return api.routes
+    },
+    // Elysia keeps its default headers private; the edge adds X-Request-Id to them.
+    defaultHeaders: (api as unknown as { setHeaders: Record<string, unknown> }).setHeaders,
+  }
+  return { api, handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }) }
 }
 
 export type App = ReturnType<typeof createApp>

@@ -74,21 +74,90 @@ describe('edge answers', () => {
   })
 })
 
+describe('request ids', () => {
+  const t = makeTestApp()
+  const idOf = (res: Response) => res.headers.get('x-request-id')
+
+  test('each response carries its own id: generated, or the incoming one echoed', async () => {
+    const paths = ['/api/health', '/api/docs', '/api/openapi.json', '/api/nope', '/api/user/me', '/api/categories']
+    for (const path of paths) {
+      const [a, b] = [await t.request(path), await t.request(path)]
+      expect(idOf(a)).toMatch(/^[0-9a-f-]{36}$/)
+      expect(idOf(b)).toMatch(/^[0-9a-f-]{36}$/)
+      expect(idOf(a)).not.toBe(idOf(b))
+      expect(idOf(await t.request(path, { headers: { 'x-request-id': `echo.${path.length}` } }))).toBe(`echo.${path.length}`)
+    }
+    // HEAD is answered from the GET handler, the fixed docs page included
+    expect(idOf(await t.request('/api/docs', { method: 'HEAD', headers: { 'x-request-id': 'head-1' } }))).toBe('head-1')
+  })
+
+  test('an incoming id outside [A-Za-z0-9._-]{1,128} is replaced', async () => {
+    for (const bad of ['a b', 'x'.repeat(129), 'id"quote', 'a/b', '{{x}}']) {
+      const id = idOf(await t.request('/api/health', { headers: { 'x-request-id': bad } }))
+      expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    }
+  })
+
+  test('concurrent requests, fast and slow, never swap ids', async () => {
+    const { token } = await register(t)
+    const sent = Array.from({ length: 60 }, (_, i) => `concurrent-${i}`)
+    const responses = await Promise.all(
+      sent.map((id, i) =>
+        t.request(i % 3 === 0 ? '/api/health' : i % 3 === 1 ? '/api/user/me' : '/api/auth/login', {
+          method: i % 3 === 2 ? 'POST' : 'GET',
+          token: i % 3 === 1 ? token : undefined,
+          json: i % 3 === 2 ? { email: 'nobody@example.com', password: 'wrong-password-123' } : undefined,
+          headers: { 'x-request-id': id },
+        }),
+      ),
+    )
+    expect(responses.map(idOf)).toEqual(sent)
+  })
+})
+
+describe('synchronous answers', () => {
+  const t = makeTestApp()
+
+  // A promise per request costs light endpoints a visible share of their throughput: health
+  // checks and the category tree are answered synchronously, straight through the edge.
+  test('GET /api/health and /api/categories are answered without a promise', async () => {
+    for (const path of ['/api/health', '/api/categories']) {
+      const answer = t.handle(new Request(`http://localhost${path}`))
+      expect(answer).toBeInstanceOf(Response)
+      expect((answer as Response).status).toBe(200)
+    }
+  })
+})
+
 describe('route index', () => {
   const index = indexRoutes([
     { method: 'GET', path: '/api/skills/search' },
     { method: 'GET', path: '/api/skills/:skill_id' },
     { method: 'GET', path: '/api/categories/:category_id/prompts' },
     { method: 'DELETE', path: '/api/user/me' },
+    { method: 'GET', path: '/api/docs', handler: new Response('page') },
+    { method: 'GET', path: '/api/health', handler: () => ({}) },
   ])
+  const path = (method: string, pathname: string) => index.find(method, pathname)?.path ?? null
 
   test('static paths win over parameters; methods are distinct', () => {
-    expect(index.find('GET', '/api/skills/search')).toBe('/api/skills/search')
-    expect(index.find('GET', '/api/skills/code-review')).toBe('/api/skills/:skill_id')
-    expect(index.find('GET', '/api/categories/writing/prompts')).toBe('/api/categories/:category_id/prompts')
-    expect(index.find('GET', '/api/categories/writing/prompts/x')).toBeNull()
-    expect(index.find('GET', '/api/user/me')).toBeNull()
-    expect(index.find('DELETE', '/api/user/me')).toBe('/api/user/me')
+    expect(path('GET', '/api/skills/search')).toBe('/api/skills/search')
+    expect(path('GET', '/api/skills/code-review')).toBe('/api/skills/:skill_id')
+    expect(path('GET', '/api/categories/writing/prompts')).toBe('/api/categories/:category_id/prompts')
+    expect(path('GET', '/api/categories/writing/prompts/x')).toBeNull()
+    expect(path('GET', '/api/user/me')).toBeNull()
+    expect(path('DELETE', '/api/user/me')).toBe('/api/user/me')
+  })
+
+  test('HEAD is logged as the GET route it is answered by', () => {
+    expect(path('HEAD', '/api/skills/code-review')).toBe('/api/skills/:skill_id')
+    expect(path('HEAD', '/api/user/me')).toBeNull()
+  })
+
+  test('routes answering a fixed Response are marked, handlers are not', () => {
+    expect(index.find('GET', '/api/docs')?.fixedResponse).toBe(true)
+    expect(index.find('GET', '/api/health')?.fixedResponse).toBe(false)
+    expect(index.find('GET', '/api/skills/search')?.fixedResponse).toBe(false)
   })
 
   test('pathnameOf drops the query string', () => {

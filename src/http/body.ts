@@ -42,7 +42,7 @@ function isJsonMediaType(contentType: string): boolean {
 }
 
 /**
- * The onParse hook: returns the parsed JSON value, or throws a ProblemError
+ * The parse hook of routes with a JSON body (jsonBody in schemas.ts): returns the parsed value, or throws a ProblemError
  * (415 wrong media type, 413 too large, 400 malformed JSON or invalid UTF-8).
  */
 export async function parseJsonBody(request: Request, contentType: string): Promise<unknown> {

@@ -1,9 +1,11 @@
 // Per-request facts every layer may need: the request id, the client address, the start time.
-// Kept in a WeakMap keyed by the Request, so nothing leaks past the request's life.
 import type { Server } from 'bun'
 
+/** A request id that is safe to print anywhere: checked against INCOMING_ID, or a UUID */
+export type RequestId = string & { readonly __brand: 'RequestId' }
+
 export interface RequestInfo {
-  id: string
+  id: RequestId
   startedAt: number
   server: AnyServer
   trustProxy: boolean
@@ -13,13 +15,15 @@ export interface RequestInfo {
 
 type AnyServer = Pick<Server<unknown>, 'requestIP'> | null | undefined
 
-const infos = new WeakMap<Request, RequestInfo>()
+// Kept on the Request itself under a private symbol: cheaper than a WeakMap entry per request.
+const INFO = Symbol('promptlib.request-info')
+type WithInfo = Request & { [INFO]?: RequestInfo }
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/
 
-export function requestIdFor(request: Request): string {
+export function requestIdFor(request: Request): RequestId {
   const incoming = request.headers.get('x-request-id')
-  return incoming !== null && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID()
+  return (incoming !== null && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID()) as RequestId
 }
 
 
@@ -40,13 +44,13 @@ export function clientAddressOf(request: Request, server: AnyServer, trustProxy:
 
 export function beginRequest(request: Request, server: AnyServer, trustProxy: boolean): RequestInfo {
   const info: RequestInfo = { id: requestIdFor(request), startedAt: performance.now(), server, trustProxy }
-  infos.set(request, info)
+  ;(request as WithInfo)[INFO] = info
   return info
 }
 
 /** The info recorded at the start of this request (a fallback for requests that skipped it). */
 export function requestInfo(request: Request): RequestInfo {
-  return infos.get(request) ?? beginRequest(request, null, false)
+  return (request as WithInfo)[INFO] ?? beginRequest(request, null, false)
 }
 
 /** The caller's address, for per-address limits and anonymous quotas. */

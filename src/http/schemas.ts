@@ -2,6 +2,7 @@
 import { Type, type IntegerOptions } from '@sinclair/typebox'
 import { t, type TSchema } from 'elysia'
 import { TIERS } from '../tiers'
+import { parseJsonBody } from './body'
 
 /**
  * A strict JSON integer. Elysia's t.Integer also accepts numeric strings (it is meant for query
@@ -55,9 +56,13 @@ export function paginated<T extends TSchema>(item: T) {
 export const NO_STORE = { 'cache-control': 'no-store' } as const
 
 /**
- * Route options for a JSON request body. The global parser in body.ts does the parsing (it runs
- * first); `parse: 'json'` is what tells the OpenAPI generator the body is application/json.
+ * Route options for a JSON request body: body.ts's strict parser does the parsing (it runs first);
+ * `'json'` after it is what tells the OpenAPI generator the body is application/json.
+ * Only routes that take a body get a parser: a parse hook makes Elysia compile the route's
+ * handler as async, a promise per request that routes without a body have no use for.
  */
 export function jsonBody<T extends TSchema>(schema: T) {
-  return { parse: 'json' as const, body: schema }
+  return { parse: [strictJsonParser, 'json' as const], body: schema }
 }
+
+const strictJsonParser = ({ request, contentType }: { request: Request; contentType: string }) => parseJsonBody(request, contentType)

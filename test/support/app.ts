@@ -47,7 +47,7 @@ export function makeTestApp(env: Record<string, string> = {}, overrides: Partial
     config,
     log,
     dataDir,
-    request(path, init = {}) {
+    async request(path, init = {}) {
       const { json, token, ...rest } = init
       const headers = new Headers(rest.headers)
       if (json !== undefined) headers.set('content-type', 'application/json')
