@@ -23,7 +23,7 @@ import { createSkills } from './features/skills/service'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
-import { createEdge, SECURITY_HEADERS } from './http/edge'
+import { createEdge } from './http/edge'
 import { plumbing } from './http/plumbing'
 import type { Logger } from './log'
 
@@ -57,7 +57,6 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
   })
 
   const api = new Elysia({ normalize: false })
-    .headers(SECURITY_HEADERS)
     .use(plumbing({ log }))
     .use(apiDocs())
     .use(healthRoutes(db))
@@ -74,8 +73,6 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     get routes() {
       return api.routes
     },
-    // Elysia keeps its default headers private; the edge adds X-Request-Id to them.
-    defaultHeaders: (api as unknown as { setHeaders: Record<string, unknown> }).setHeaders,
   }
   return { api, handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }) }
 }

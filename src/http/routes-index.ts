@@ -4,40 +4,31 @@
 export interface RouteEntry {
   method: string
   path: string
-  /** Elysia's handler: a function, or a fixed value answered as is */
-  handler?: unknown
-}
-
-export interface RouteMatch {
-  path: string
-  /** the route answers a Response built once at start-up, not one per request */
-  fixedResponse: boolean
 }
 
 export interface RoutesIndex {
-  /** HEAD falls back to GET, as Elysia answers HEAD with the GET handler */
-  find(method: string, pathname: string): RouteMatch | null
+  /** the matched route template; HEAD falls back to GET, as Elysia answers HEAD with the GET handler */
+  find(method: string, pathname: string): string | null
 }
 
 export function indexRoutes(routes: readonly RouteEntry[]): RoutesIndex {
-  const exact = new Map<string, RouteMatch>()
-  const patterns: { method: string; pattern: RegExp; match: RouteMatch }[] = []
-  for (const { method, path, handler } of routes) {
-    const match: RouteMatch = { path, fixedResponse: handler !== undefined && typeof handler !== 'function' }
+  const exact = new Map<string, string>()
+  const patterns: { method: string; pattern: RegExp; path: string }[] = []
+  for (const { method, path } of routes) {
     if (!path.includes(':') && !path.includes('*')) {
-      exact.set(`${method} ${path}`, match)
+      exact.set(`${method} ${path}`, path)
       continue
     }
     const source = path
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/')
-    patterns.push({ method, pattern: new RegExp(`^${source}$`), match })
+    patterns.push({ method, pattern: new RegExp(`^${source}$`), path })
   }
   const lookup = (method: string, pathname: string) => {
     const hit = exact.get(`${method} ${pathname}`)
     if (hit !== undefined) return hit
-    for (const p of patterns) if (p.method === method && p.pattern.test(pathname)) return p.match
+    for (const p of patterns) if (p.method === method && p.pattern.test(pathname)) return p.path
     return null
   }
   return {
