@@ -9,8 +9,8 @@ import { Int, PaginationQuery, paginated, problems } from '../../http/schemas'
 import { TIER_LIMITS } from '../../tiers'
 import { addressSubject, consumeDaily, dailyLimitReached, rateLimitHeaders, userSubject } from '../usage/daily'
 import { type Catalogue, SEARCH_COUNT_CAP } from './service'
+import { JSON_TEXT_HEADERS } from '../../http/json-text'
 
-const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
 const Slug = (description: string) => t.String({ maxLength: 64, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description })
 const DateTime = t.String({ format: 'date-time' })
 
@@ -66,17 +66,9 @@ export interface CatalogueRoutesDeps {
 export function catalogueRoutes({ db, catalogue, guard }: CatalogueRoutesDeps) {
   return new Elysia({ name: 'catalogue' })
     .use(guard)
-    // The body is the cached JSON text of the current tree (the schema below still documents it).
     // The tree's JSON is serialised once per catalogue revision and sent as it is (the busiest
     // read skips serialisation and validation), so its schema is documented by hand.
-    // Returned as text rather than a Response: Elysia would copy a Response to merge its headers.
-    // Elysia compiles a handler whose source reads `return f(` as possibly async (a promise per
-    // request), hence the call first: its own statement, which the transpiler cannot fold in.
-    .get('/api/categories', ({ set }) => {
-      const json = catalogue.categoriesJson()
-      set.headers['content-type'] = JSON_CONTENT_TYPE
-      return json
-    }, {
+    .get('/api/categories', () => new Response(catalogue.categoriesJson(), { headers: JSON_TEXT_HEADERS }), {
       detail: {
         tags: ['catalogue'],
         summary: 'All categories with their subcategories and prompt counts, in display order',
