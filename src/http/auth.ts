@@ -47,11 +47,21 @@ export function upgradeRequired(requiredTier: Tier): ProblemError {
   })
 }
 
+// The principal travels on the Request under a private symbol: cheaper than a WeakMap entry
+// per request (no weak-table work for the garbage collector either).
+const PRINCIPAL = Symbol('promptlib.principal')
+type WithPrincipal = Request & { [PRINCIPAL]?: Principal | null }
+const principals = {
+  get: (request: Request) => (request as WithPrincipal)[PRINCIPAL],
+  set: (request: Request, principal: Principal | null) => {
+    ;(request as WithPrincipal)[PRINCIPAL] = principal
+  },
+}
+
 export function authGuard(authenticate: BearerAuthenticator) {
   // Authentication and permission checks run in the transform phase, before the request is
   // validated: a caller without the right credentials gets 401/403, never a 422 that reveals
   // the endpoint's schema. The resolve phase then hands the principal to the handler.
-  const principals = new WeakMap<Request, Principal | null>()
 
   // Macros combine ({ jwtOnly: true, minTier: 'starter' }); the token is checked once per request.
   const check = (extra?: (p: Principal) => void) => async ({ request }: { request: Request }) => {

@@ -70,6 +70,11 @@ export interface AccountsDeps {
 
 const readNow: BatchedRead = async (read) => read()
 
+// The row an AuthUser was built from rides along on it under a symbol (invisible to JSON), so
+// /api/user/me needs no second query; cheaper than a WeakMap entry per request.
+const SNAPSHOT = Symbol('promptlib.auth-snapshot')
+type WithSnapshot = AuthUser & { [SNAPSHOT]?: AuthSnapshotRow }
+
 export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps) {
   // Prepared once: this lookup runs on every authenticated request.
   const userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
@@ -91,11 +96,9 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
     optimizationsToday: usedToday('optimizations'),
   }
   const authLookup = db.select(authColumns).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
-  const snapshots = new WeakMap<AuthUser, AuthSnapshotRow>()
 
   function adoptAuthRow(found: AuthSnapshotRow): AuthUser {
-    const user: AuthUser = { id: found.id, email: found.email, name: found.name, tier: found.tier, createdAt: found.createdAt }
-    snapshots.set(user, found)
+    const user: WithSnapshot = { id: found.id, email: found.email, name: found.name, tier: found.tier, createdAt: found.createdAt, [SNAPSHOT]: found }
     return user
   }
 
@@ -174,7 +177,7 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
     },
 
     profile(user: AuthUser): UserProfile {
-      const snapshot = snapshots.get(user) ?? loadAuthUser(user.id)?.row
+      const snapshot = (user as WithSnapshot)[SNAPSHOT] ?? loadAuthUser(user.id)?.row
       if (!snapshot) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
       return {
         ...publicUser(user),
