@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openDatabase, writeTransaction } from '../src/db/client'
 import { runMigrations } from '../src/db/migrate'
-import { consumeDaily, dailyUsed, refundDaily, utcDay } from '../src/features/usage/daily'
+import { consumeDaily, dailyUsed, refundDaily, todayUtc, utcDay } from '../src/features/usage/daily'
 import { tempDir } from './support/app'
 
 function freshDb() {
@@ -92,5 +92,22 @@ describe('consumeDaily', () => {
     consumeDaily(two, { subject: 'user:e', metric: 'optimizations', limit: null, now: NOW })
     consumeDaily(two, { subject: 'user:e', metric: 'optimizations', limit: null, now: NOW })
     expect([dailyUsed(one, 'user:e', 'optimizations', NOW), dailyUsed(two, 'user:e', 'optimizations', NOW)]).toEqual([1, 2])
+  })
+})
+
+describe('todayUtc', () => {
+  const at = (iso: string) => Date.parse(iso)
+  test('is the UTC day of the given instant, across midnight and back again', () => {
+    expect(todayUtc(at('2026-03-01T23:59:59.999Z'))).toBe('2026-03-01')
+    expect(todayUtc(at('2026-03-02T00:00:00.000Z'))).toBe('2026-03-02')
+    expect(todayUtc(at('2026-03-02T12:00:00.000Z'))).toBe('2026-03-02')
+    // a clock set back (NTP step, a test's fake time) is not stuck on the later day
+    expect(todayUtc(at('2026-03-01T08:00:00.000Z'))).toBe('2026-03-01')
+    expect(todayUtc(at('2024-02-29T00:00:00.000Z'))).toBe('2024-02-29')
+    expect(todayUtc(at('2024-12-31T23:59:59.999Z'))).toBe('2024-12-31')
+    expect(todayUtc(at('2025-01-01T00:00:00.000Z'))).toBe('2025-01-01')
+  })
+  test('defaults to now', () => {
+    expect(todayUtc()).toBe(utcDay(new Date()))
   })
 })

@@ -10,7 +10,7 @@ import { ProblemError, unauthorized, validationFailed } from '../../http/problem
 import { CONTROL_CHARS, cleanLabel } from '../../http/text'
 import { type Tier, TIER_LIMITS } from '../../tiers'
 import { dailyUsage, dailyUsageItems } from '../usage/schema'
-import { userSubject, utcDay } from '../usage/daily'
+import { todayUtc, userSubject } from '../usage/daily'
 import { assertStrongPassword, type PasswordHasher } from './passwords'
 import { users, type UserRow } from './schema'
 
@@ -103,7 +103,7 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
   }
 
   function loadAuthUser(id: string): { user: AuthUser; row: AuthSnapshotRow } | undefined {
-    const found = authLookup.get({ id, day: utcDay(new Date()) })
+    const found = authLookup.get({ id, day: todayUtc() })
     return found && { user: adoptAuthRow(found), row: found }
   }
   const userByEmail = db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare()

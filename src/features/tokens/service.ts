@@ -9,7 +9,7 @@ import { notFound, ProblemError, unauthorized } from '../../http/problem'
 import { TIER_LIMITS, type Tier } from '../../tiers'
 import { users } from '../accounts/schema'
 import type { Accounts } from '../accounts/service'
-import { utcDay } from '../usage/daily'
+import { todayUtc } from '../usage/daily'
 import { generatePat, hashPat, isWellFormedPat } from './format'
 import { personalAccessTokens as pats, type PatRow } from './schema'
 
@@ -103,7 +103,7 @@ export function createTokens(db: Db, accounts: Pick<Accounts, 'authColumns' | 'a
         if (hashes.size >= HASH_CACHE_SIZE) hashes.clear()
         hashes.set(token, hash)
       }
-      const params = { hash, day: utcDay(new Date()) }
+      const params = { hash, day: todayUtc() }
       const found = await read(() => byHash.get(params))
       if (!found) throw unauthorized('invalid_token', 'The personal access token is not valid.')
       const [tokenId, expiresAt, revokedAt, lastUsedAt] = JSON.parse(found.token) as [string, number, number | null, number | null]

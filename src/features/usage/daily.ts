@@ -28,6 +28,17 @@ export function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1))
 }
 
+let today = { day: '', from: 0, until: 0 }
+/** utcDay(new Date(nowMs)), worked out once per day: every authenticated request asks for it. */
+export function todayUtc(nowMs = Date.now()): string {
+  if (nowMs < today.from || nowMs >= today.until) {
+    const now = new Date(nowMs)
+    const until = nextUtcMidnight(now).getTime()
+    today = { day: utcDay(now), from: until - 86_400_000, until }
+  }
+  return today.day
+}
+
 function quota(metric: Metric, now: Date, used: number, limit: number | null): DailyQuota {
   return {
     metric,
