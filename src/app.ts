@@ -56,7 +56,8 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     shutdown,
   })
 
-  const api = new Elysia({ normalize: false })
+  // standardHostname off: Elysia would otherwise misroute hosts under 4 characters ("api", elysiajs/elysia#748).
+  const api = new Elysia({ normalize: false, handler: { standardHostname: false } })
     .use(plumbing({ log }))
     .use(apiDocs())
     .use(healthRoutes(db))

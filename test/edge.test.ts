@@ -141,6 +141,23 @@ describe('synchronous answers', () => {
   })
 })
 
+describe('hosts', () => {
+  const t = makeTestApp()
+  // Behind a proxy the Host is often an upstream or service name ("api", "web") on port 80.
+  // Elysia by default assumes hosts of 4+ characters (elysiajs/elysia#748) and would route
+  // http://api/api/health as /health.
+  test('short host names route like any other', async () => {
+    for (const host of ['a', 'db', 'api', 'a:1', 'web.', 'localhost', '[::1]']) {
+      const res = await t.handle(new Request(`http://${host}/api/health`))
+      expect({ host, status: res.status }).toEqual({ host, status: 200 })
+      // a parameter and a query string, parsed from the same URL
+      const prompts = await t.handle(new Request(`http://${host}/api/categories/no-such/prompts?limit=1`))
+      expect({ host, status: prompts.status }).toEqual({ host, status: 404 })
+      expect(await prompts.json()).toMatchObject({ code: 'not_found', detail: 'There is no category "no-such".' })
+    }
+  })
+})
+
 describe('route index', () => {
   const index = indexRoutes([
     { method: 'GET', path: '/api/skills/search' },
