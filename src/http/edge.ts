@@ -23,7 +23,6 @@ export interface EdgeApp {
 
 export type EdgeHandler = (request: Request, server?: Pick<Server<unknown>, 'requestIP'> | null) => Response | Promise<Response>
 
-
 const CORS_ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 const CORS_ALLOW_HEADERS = 'authorization, content-type, x-request-id'
 const CORS_EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate'

@@ -59,7 +59,6 @@ export interface AuthSnapshotRow {
 
 export const publicUser = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier })
 
-
 export interface AccountsDeps {
   db: Db
   jwt: JwtCodec
