@@ -26,7 +26,6 @@ export function requestIdFor(request: Request): RequestId {
   return (incoming !== null && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID()) as RequestId
 }
 
-
 /**
  * With TRUST_PROXY the address is the right-most entry of X-Forwarded-For: the one our own
  * proxy appended. Left-most entries are whatever the client claimed, so they are never used.
