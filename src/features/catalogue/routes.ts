@@ -3,13 +3,13 @@
 import { Elysia, t } from 'elysia'
 import type { Db } from '../../db/client'
 import type { AuthGuard } from '../../http/auth'
+import { JSON_TEXT_HEADERS } from '../../http/json-text'
 import { notFound, validationFailed } from '../../http/problem'
 import { clientAddress } from '../../http/request-context'
 import { Int, PaginationQuery, paginated, problems } from '../../http/schemas'
 import { TIER_LIMITS } from '../../tiers'
 import { addressSubject, consumeDaily, dailyLimitReached, rateLimitHeaders, userSubject } from '../usage/daily'
 import { type Catalogue, SEARCH_COUNT_CAP } from './service'
-import { JSON_TEXT_HEADERS } from '../../http/json-text'
 
 const Slug = (description: string) => t.String({ maxLength: 64, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description })
 const DateTime = t.String({ format: 'date-time' })
