@@ -29,6 +29,8 @@ export interface Config {
   port: number
   host: string
   dataDir: string
+  /** postgres://… when the process runs on PostgreSQL; null = SQLite in dataDir */
+  databaseUrl: string | null
   publicUrl: string
   frontendUrl: string
   /** null until resolveJwtSecret() has run (it may create a file in dataDir) */
@@ -143,6 +145,20 @@ function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null 
   }
 }
 
+/** postgres:// or postgresql:// with a host; anything else is a typo worth stopping for. */
+function databaseUrl(env: Env): string | null {
+  const raw = read(env, 'DATABASE_URL')
+  if (raw === undefined) return null
+  let parsed: URL | null = null
+  try {
+    parsed = new URL(raw)
+  } catch {}
+  if (!parsed || (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || parsed.hostname === '') {
+    throw new ConfigError('DATABASE_URL', 'must be a PostgreSQL URL such as postgres://user:password@host:5432/promptlib (unset it to use SQLite)')
+  }
+  return raw
+}
+
 const PAYPAL_LIVE = 'https://api-m.paypal.com'
 const PAYPAL_SANDBOX = 'https://api-m.sandbox.paypal.com'
 
@@ -187,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: read(env, 'HOST') ?? '0.0.0.0',
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: databaseUrl(env),
     publicUrl,
     frontendUrl: url(env, 'FRONTEND_URL') ?? publicUrl,
     jwtSecret,

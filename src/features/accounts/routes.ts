@@ -2,48 +2,22 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
 import { clientAddress } from '../../http/request-context'
-import { Int, jsonBody, NO_STORE, problems, strictObject, TierSchema } from '../../http/schemas'
-import { hitRateLimit } from '../usage/rate-limit'
-import type { Db } from '../../db/client'
-import { type Accounts, NAME_MAX, publicUser } from './service'
-
-const PublicUser = t.Object({ id: t.String(), email: t.String({ format: 'email' }), name: t.String(), tier: TierSchema })
-
-const AuthResponse = t.Object({
-  access_token: t.String({ description: 'HS256 JWT, valid for 7 days' }),
-  token_type: t.Literal('bearer'),
-  user: PublicUser,
-})
-
-const Limits = t.Object({
-  prompts_per_day: t.Nullable(Int()),
-  optimizations_per_day: t.Nullable(Int()),
-  api_access: t.Boolean(),
-  skills_access: t.Boolean(),
-  max_tokens: Int(),
-})
-
-const Profile = t.Object({
-  ...PublicUser.properties,
-  created_at: t.String({ format: 'date-time' }),
-  providers: t.Array(t.String(), { description: '"password" and/or the OAuth providers linked' }),
-  limits: Limits,
-  usage: t.Object({ prompts_today: Int(), optimizations_today: Int() }),
-})
-
-const password = (description: string) => t.String({ description })
+import { jsonBody, NO_STORE, problems } from '../../http/schemas'
+import type { UsageService } from '../usage'
+import { AuthResponse, LoginBody, PasswordBody, Profile, RegisterBody } from './model'
+import { type AccountsService, publicUser } from './service'
 
 export interface AccountsRoutesDeps {
-  db: Db
-  accounts: Accounts
+  accounts: AccountsService
+  usage: Pick<UsageService, 'hitRateLimit'>
   guard: AuthGuard
   authRateLimit: number
 }
 
-export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsRoutesDeps) {
+export function accountsRoutes({ accounts, usage, guard, authRateLimit }: AccountsRoutesDeps) {
   // Login and register share one per-address budget; the attempt counts before validation.
   const limitAttempts = ({ request }: { request: Request }) =>
-    hitRateLimit(db, `auth:${clientAddress(request)}`, authRateLimit)
+    usage.hitRateLimit(`auth:${clientAddress(request)}`, authRateLimit, 'Too many attempts from this address; wait a minute and try again.')
 
   return new Elysia({ name: 'accounts' })
     .use(guard)
@@ -57,13 +31,7 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
       },
       {
         transform: limitAttempts,
-        ...jsonBody(
-          strictObject({
-            email: t.String({ maxLength: 320, description: 'trimmed and lower-cased; must be unique' }),
-            password: password('8–128 characters; not the e-mail, not a common password'),
-            name: t.String({ maxLength: 1000, description: `1–${NAME_MAX} characters after trimming` }),
-          }),
-        ),
+        ...jsonBody(RegisterBody),
         response: { 201: AuthResponse, ...problems(400, 409, 413, 415, 422, 429) },
         detail: { tags: ['accounts'], summary: 'Create an account (e-mail and password)' },
       },
@@ -77,7 +45,7 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
       },
       {
         transform: limitAttempts,
-        ...jsonBody(strictObject({ email: t.String({ maxLength: 320 }), password: t.String({ maxLength: 1024 }) })),
+        ...jsonBody(LoginBody),
         response: { 200: AuthResponse, ...problems(400, 401, 413, 415, 422, 429) },
         detail: { tags: ['accounts'], summary: 'Log in with e-mail and password' },
       },
@@ -89,8 +57,8 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
     })
     .delete(
       '/api/user/me',
-      ({ user, set }) => {
-        accounts.deleteAccount(user.id)
+      async ({ user, set }) => {
+        await accounts.deleteAccount(user.id)
         set.status = 204
       },
       {
@@ -106,18 +74,13 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
     .post(
       '/api/user/password',
       async ({ user, body, set }) => {
-        hitRateLimit(db, `password:${user.id}`, authRateLimit)
+        await usage.hitRateLimit(`password:${user.id}`, authRateLimit, 'Too many password changes; wait a minute and try again.')
         await accounts.changePassword(user.id, body.current_password, body.new_password)
         set.status = 204
       },
       {
         jwtOnly: true,
-        ...jsonBody(
-          strictObject({
-            current_password: t.String({ maxLength: 1024 }),
-            new_password: password('8–128 characters; not the e-mail, not a common password'),
-          }),
-        ),
+        ...jsonBody(PasswordBody),
         response: { 204: t.Void(), ...problems(400, 401, 403, 413, 415, 422, 429) },
         detail: {
           tags: ['accounts'],
@@ -127,4 +90,3 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
       },
     )
 }
-

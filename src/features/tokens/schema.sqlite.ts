@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { users } from '../accounts/schema'
+import { users } from '../accounts/schema.sqlite'
 
 export const personalAccessTokens = sqliteTable(
   'personal_access_tokens',

@@ -1,0 +1,37 @@
+// Opens the one storage of this process: PostgreSQL when DATABASE_URL is set, else the embedded
+// SQLite file in DATA_DIR. Migrations are applied here, so every command (serve, import, user …)
+// works on an up-to-date schema, whichever engine.
+import { join } from 'node:path'
+import { DATABASE_FILE } from './client'
+import { runMigrations } from './migrate'
+import { openPostgres } from './postgres/client'
+import { runPgMigrations } from './postgres/migrate'
+import { openSqlite } from './sqlite/storage'
+import type { Storage } from './storage'
+
+export type { Engine, PgStorage, SqliteStorage, Storage, Tx } from './storage'
+
+export interface StorageConfig {
+  dataDir: string
+  databaseUrl: string | null
+}
+
+/** Opens the storage and applies pending migrations; returns the tags applied. */
+export async function openStorage(config: StorageConfig, options: { poolSize?: number } = {}): Promise<{ storage: Storage; applied: string[] }> {
+  if (config.databaseUrl) {
+    const storage = openPostgres(config.databaseUrl, { max: options.poolSize })
+    try {
+      return { storage, applied: await runPgMigrations(storage) }
+    } catch (error) {
+      await storage.close()
+      throw error
+    }
+  }
+  const storage = openSqlite(join(config.dataDir, DATABASE_FILE))
+  try {
+    return { storage, applied: runMigrations(storage.writer) }
+  } catch (error) {
+    await storage.close()
+    throw error
+  }
+}

@@ -1,0 +1,56 @@
+// SQLite adapter of the accounts port. The per-request lookup is a prepared statement on the
+// read connection with flat columns (every column mapped is work on every request).
+import { eq, sql } from 'drizzle-orm'
+import { isUniqueViolation } from '../../db/errors'
+import { perConnection } from '../../db/sqlite/prepared'
+import type { SqliteDb, SqliteStorage } from '../../db/storage'
+import { users } from './schema.sqlite'
+import type { AccountsStore, AuthRecord } from './store'
+
+const statements = perConnection((db: SqliteDb) => ({
+  byId: db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
+  byEmail: db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare(),
+  auth: db
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      tier: users.tier,
+      createdAt: users.createdAt,
+      tokensNotBefore: users.tokensNotBefore,
+      hasPassword: sql<number>`${users.passwordHash} IS NOT NULL`,
+    })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+}))
+
+export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
+  return {
+    async insert(user, tx) {
+      try {
+        await storage.write((db) => db.insert(users).values(user).run(), tx)
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        throw error
+      }
+    },
+
+    byId: (id, tx) => storage.read((db) => statements(db).byId.get({ id }) ?? null, tx),
+    byEmail: (email, tx) => storage.read((db) => statements(db).byEmail.get({ email }) ?? null, tx),
+
+    authById: (id) =>
+      storage.read((db): AuthRecord | null => {
+        const row = statements(db).auth.get({ id })
+        return row ? { ...row, hasPassword: row.hasPassword === 1 } : null
+      }),
+
+    update: (id, changes, now, tx) =>
+      storage.write((db) => db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null, tx),
+
+    delete: (id, tx) => storage.write((db) => db.delete(users).where(eq(users.id, id)).returning({ id: users.id }).get() !== undefined, tx),
+
+    list: () => storage.read((db) => db.select().from(users).orderBy(users.createdAt).all()),
+  }
+}

@@ -1,0 +1,22 @@
+import { index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { timestampMs } from '../../db/postgres/columns'
+import { users } from '../accounts/schema.pg'
+import { prompts } from '../catalogue/schema.pg'
+
+/**
+ * A user's favorite prompts. prompts.favorite_count is kept in step by triggers on this table
+ * (custom migration), so it stays exact whatever deletes the row.
+ */
+export const favorites = pgTable(
+  'favorites',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    promptId: text('prompt_id')
+      .notNull()
+      .references(() => prompts.id, { onDelete: 'cascade' }),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.promptId] }), index('favorites_newest').on(t.userId, t.createdAt)],
+)
