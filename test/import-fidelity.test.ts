@@ -78,7 +78,7 @@ describe('prompts.csv', () => {
 describe('JSON catalogue', () => {
   test('title, description and content are kept exactly: control characters, leading and trailing spaces', async () => {
     const id = 'f1de0000-0000-4000-8000-000000000001'
-    const prompt = { id, title: '  Spaced\u001F title ', description: '\u0007bell\u001E ', category: 'fidelity', content: `\n  ${MULTI_FILE}\u0001\u007f\u0085  \n` }
+    const prompt = { id, title: '  Spaced\u001F title ', description: '\u0007bell\u001E ', category: 'fidelity', content: `\n  ${MULTI_FILE}\u0001\u007f\u0085\ufeff\uffff\u2028  \n` }
     const report = importOne(file('json', catalogue([prompt])))
     expect(report.errors).toEqual([])
     const body = await served(id)
