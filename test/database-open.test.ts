@@ -1,19 +1,25 @@
-// How commands open the database: WAL mode, the configured durability and lock wait.
+// How commands open the database: WAL mode, the configured durability and lock wait, a bounded log.
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { enterBulkMode } from '../src/cli/import'
 import { openCommandDatabase } from '../src/cli/context'
 import { loadConfig } from '../src/config'
+import { WAL_SIZE_LIMIT_BYTES } from '../src/db/wal'
 import { tempDir } from './support/app'
 
 const pragma = (db: { $client: { query: (sql: string) => { get: () => unknown } } }, name: string) =>
   Object.values(db.$client.query(`PRAGMA ${name}`).get() as Record<string, unknown>)[0]
 
 describe('openCommandDatabase', () => {
-  test('defaults: WAL, synchronous NORMAL, a 30 s lock wait', () => {
+  test('defaults: WAL, synchronous NORMAL, a 30 s lock wait, the log size limit', () => {
     const { db, applied } = openCommandDatabase(loadConfig({ DATA_DIR: tempDir() }))
     expect(applied.length).toBeGreaterThan(0)
-    expect([pragma(db, 'journal_mode'), pragma(db, 'synchronous'), pragma(db, 'busy_timeout')]).toEqual(['wal', 1, 30_000])
+    expect([pragma(db, 'journal_mode'), pragma(db, 'synchronous'), pragma(db, 'busy_timeout'), pragma(db, 'journal_size_limit')]).toEqual([
+      'wal',
+      1,
+      30_000,
+      WAL_SIZE_LIMIT_BYTES,
+    ])
     db.$client.close()
   })
 

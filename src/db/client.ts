@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
+import { WAL_SIZE_LIMIT_BYTES } from './wal'
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: SqliteDatabase }
 
@@ -35,6 +36,7 @@ export function openDatabase(file: string, { lockTimeoutMs = REQUEST_LOCK_TIMEOU
     sqlite.run(`PRAGMA busy_timeout = ${lockTimeoutMs}`)
     switchToWal(sqlite, Date.now() + lockTimeoutMs)
     sqlite.run(`PRAGMA synchronous = ${synchronous}`)
+    sqlite.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
     sqlite.run('PRAGMA foreign_keys = ON')
   } catch (error) {
     sqlite.close()
