@@ -1,8 +1,7 @@
 // `promptlib serve`: open the database, apply migrations, listen; stop cleanly on SIGTERM/SIGINT.
 import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
-import { DATABASE_FILE, openDatabase } from '../db/client'
-import { runMigrations } from '../db/migrate'
+import { REQUEST_LOCK_TIMEOUT_MS } from '../db/client'
 import { startBackgroundCheckpoints } from '../db/checkpointer'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
 import { sweepStaleOptimizations } from '../features/optimizer/history'
@@ -13,19 +12,19 @@ import { pruneDeadTokens } from '../features/tokens/service'
 import type { Logger } from '../log'
 import { VERSION } from '../version'
 import { join } from 'node:path'
+import { databaseFile, openCommandDatabase } from './context'
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000
 const WARM_UP_AFTER_MS = 100
 
 export async function serve(config: Config, log: Logger): Promise<void> {
+  // The database first: it creates the data directory (0700) and waits for another process's lock.
+  const { db, applied } = openCommandDatabase(config)
+  if (applied.length > 0) log.info('migrations applied', { migrations: applied })
   const { secret, source } = resolveJwtSecret(config)
   if (source === 'generated') {
     log.warn('JWT_SECRET is not set; generated one and kept it in the data directory', { file: join(config.dataDir, 'jwt-secret') })
   }
-  const databaseFile = join(config.dataDir, DATABASE_FILE)
-  const db = openDatabase(databaseFile)
-  const applied = runMigrations(db)
-  if (applied.length > 0) log.info('migrations applied', { migrations: applied })
   if (config.demoCatalogue) await loadDemoCatalogueIfEmpty(db, log)
 
   const sweep = () => {
@@ -38,7 +37,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   sweep()
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS)
   sweeper.unref()
-  const checkpoints = startBackgroundCheckpoints(db, databaseFile, log)
+  // Started: from now on a request waits only briefly for a lock (the JS thread waits with it).
+  db.$client.run(`PRAGMA busy_timeout = ${REQUEST_LOCK_TIMEOUT_MS}`)
+  const checkpoints = startBackgroundCheckpoints(db, databaseFile(config), log)
 
   // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
   // holding server.stop() open for as long as an upstream model keeps talking.
