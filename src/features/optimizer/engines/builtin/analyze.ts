@@ -70,10 +70,9 @@ export function analysePrompt(prompt: string): PromptAnalysis {
     .filter((block) => !block.code)
     .map((block) => block.text.replace(VARIABLE, ' '))
     .join('\n\n')
-  const tokenized = tokenizeText(prose)
   const hasCodeBlock = blocks.some((block) => block.code)
   const instructions = instructionText(structure, sectioned)
-  const instructed = tokenizeText(instructions.join('\n'))
+  const instructed = tokenizeText(headAndTail(instructions.join('\n')))
   // The field of the task, not of the material it works on (an article full of survey figures)
   const domain = detectDomain(instructed.words, hasCodeBlock)
   const labels = findLabels(prose)
@@ -81,7 +80,7 @@ export function analysePrompt(prompt: string): PromptAnalysis {
   const taskType = detectTaskType({ ...structure, domain, labels, hasCodeBlock, deliverable })
   // Lengths from the task only: "keep the fix under 40 lines" in a rule list is about the fix, not the answer.
   const taskText = instructionText(structure, sectioned, 'task').join('\n')
-  const lengths = detectLengths(taskText === instructed.text ? instructed : tokenizeText(taskText))
+  const lengths = detectLengths(taskText === instructions.join('\n') ? instructed : tokenizeText(headAndTail(taskText)))
   const subject = findSubject(structure.taskSentence, structure.taskVerb, taskType)
   const exampleLines = text.slice(0, 20_000).match(EXAMPLE_LINE)?.length ?? 0
 
@@ -106,12 +105,20 @@ export function analysePrompt(prompt: string): PromptAnalysis {
     // "neutral" as a label is not a tone
     tones: detectTones(instructed).filter((tone) => !labels.some((label) => label.toLowerCase() === tone)),
     targetLanguage: detectTargetLanguage(instructed),
-    programmingLanguage: detectProgrammingLanguage(blocks, tokenized),
+    programmingLanguage: detectProgrammingLanguage(blocks, instructed),
     language: detectLanguage(prose),
     variables: detectVariables(text),
     constraintClauses: extractConstraintClauses(structure.sentences),
     hasCodeBlock,
   }
+}
+
+/**
+ * A long run of instructions (a 20,000-character rule list) is read at its start and end, where
+ * the task's audience, tone and length are stated; the signals stay cheap on any prompt.
+ */
+function headAndTail(text: string): string {
+  return text.length <= 6000 ? text : `${text.slice(0, 4000)}\n${text.slice(-2000)}`
 }
 
 /**

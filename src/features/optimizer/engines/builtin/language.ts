@@ -2,7 +2,7 @@
 // is English) can ask for the answer in the user's language. Scripts decide for non-Latin text;
 // a vote of very common words decides between Latin-script languages.
 
-const SAMPLE_CHARS = 3000
+const SAMPLE_CHARS = 1500
 
 const STOPWORDS: Record<string, ReadonlySet<string>> = {
   English: new Set('the and is are a an of to in for with this that it on be you your my please what how write'.split(' ')),

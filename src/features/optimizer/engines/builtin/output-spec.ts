@@ -48,6 +48,8 @@ const CUES: readonly Cue[] = [
   { kind: 'code', pattern: /\b(?:in|as)\s+(?:a\s+)?(?:fenced\s+)?code\s+block\b/gi, toClauseEnd: false },
 ]
 
+const ANY_CUE = /json|csv|yaml|table|bullet|numbered|section|per\s+line|code\s+block|\d-(?:word|page|minute|sentence|line|character)/i
+
 const EXCLUSIVE =
   /\b(?:only|nothing else|no (?:other )?(?:text|prose|explanation|explanations|commentary|preamble|extra text|markdown))\b|\b(?:without|no) (?:any )?(?:explanation|commentary|preamble)\b/i
 const OUTPUT_VERBS = /\b(?:return|output|respond|reply|answer|give|print|provide|write|produce|emit|just)\b/i
@@ -73,6 +75,9 @@ export function findOutputSpec(instructions: readonly string[], lengths: readonl
   let exclusive = false
   for (const sentence of instructions) {
     const text = sentence.length > 2000 ? sentence.slice(0, 2000) : sentence
+    if (!exclusive && EXCLUSIVE.test(text) && OUTPUT_VERBS.test(text)) exclusive = true
+    // One native scan rules out most sentences before the nine cue patterns run.
+    if (!ANY_CUE.test(text)) continue
     for (const cue of CUES) {
       cue.pattern.lastIndex = 0
       for (const match of text.matchAll(cue.pattern)) {
@@ -91,7 +96,6 @@ export function findOutputSpec(instructions: readonly string[], lengths: readonl
         break
       }
     }
-    if (!exclusive && EXCLUSIVE.test(text) && OUTPUT_VERBS.test(text)) exclusive = true
   }
   const form = withoutRepeats(phrases)
   const inForm = form.join('\n').toLowerCase()
