@@ -6,7 +6,7 @@ import { runMigrations } from '../db/migrate'
 import { startBackgroundCheckpoints } from '../db/checkpointer'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
 import { sweepDeadInstances, sweepStaleOptimizations } from '../features/optimizer/history'
-import { currentProcess, HEARTBEAT_EVERY_MS, heartbeat, registerInstance, unregisterInstance } from '../features/optimizer/instances'
+import { currentProcess, HEARTBEAT_EVERY_MS, heartbeat, unregisterInstance } from '../features/optimizer/instances'
 import { loadDemoCatalogueIfEmpty } from '../features/catalogue/demo'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
@@ -42,7 +42,6 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   // This process's registration and heartbeat; with each beat, the optimizer streams that a dead
   // process (a previous run of this one, or another instance) left `running` are ended.
   const instance = currentProcess()
-  registerInstance(db, instance)
   const beat = () => {
     try {
       heartbeat(db, instance)
@@ -52,7 +51,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       log.error('instance heartbeat failed', { error })
     }
   }
-  beat()
+  beat() // registers this process, before the first request
   const beater = setInterval(beat, HEARTBEAT_EVERY_MS)
   beater.unref()
   const checkpoints = startBackgroundCheckpoints(db, databaseFile, log)
