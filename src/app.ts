@@ -34,9 +34,11 @@ export interface AppDeps {
   jwtSecret: string
   /** aborted when the server shuts down: open event streams end (serve.ts) */
   shutdown?: AbortSignal
+  /** this server process's registration in the database (serve.ts); none in tests */
+  instanceId?: string
 }
 
-export function createApp({ config, db, log, jwtSecret, shutdown = new AbortController().signal }: AppDeps) {
+export function createApp({ config, db, log, jwtSecret, shutdown = new AbortController().signal, instanceId }: AppDeps) {
   const jwt = new JwtCodec(jwtSecret)
   const read = createReadBatcher(db)
   const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash), read })
@@ -54,6 +56,7 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
     maxOpenStreamsPerUser: config.optimizerStream.maxOpenStreamsPerUser,
     maxStreamMs: config.optimizerStream.maxStreamMs,
     shutdown,
+    instanceId,
   })
 
   // standardHostname off: Elysia would otherwise misroute hosts under 4 characters ("api", elysiajs/elysia#748).

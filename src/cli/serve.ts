@@ -4,7 +4,8 @@ import { type Config, resolveJwtSecret } from '../config'
 import { REQUEST_LOCK_TIMEOUT_MS } from '../db/client'
 import { startBackgroundCheckpoints } from '../db/checkpointer'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
-import { sweepStaleOptimizations } from '../features/optimizer/history'
+import { sweepDeadInstances, sweepStaleOptimizations } from '../features/optimizer/history'
+import { currentProcess, HEARTBEAT_EVERY_MS, heartbeat, unregisterInstance } from '../features/optimizer/instances'
 import { loadDemoCatalogueIfEmpty } from '../features/catalogue/demo'
 import { pruneDailyUsage } from '../features/usage/daily'
 import { pruneRateWindows } from '../features/usage/rate-limit'
@@ -31,12 +32,27 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     pruneDailyUsage(db)
     pruneRateWindows(db)
     pruneDeadTokens(db)
-    // `running` rows a crashed process left behind (they stopped counting against the cap already)
+    // `running` rows older than any stream can live, whatever their owner (the last resort)
     sweepStaleOptimizations(db)
   }
   sweep()
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS)
   sweeper.unref()
+  // This process's registration and heartbeat; with each beat, the optimizer streams that a dead
+  // process (a previous run of this one, or another instance) left `running` are ended.
+  const instance = currentProcess()
+  const beat = () => {
+    try {
+      heartbeat(db, instance)
+      const ended = sweepDeadInstances(db, instance)
+      if (ended > 0) log.warn('optimizer streams of a dead server process ended', { count: ended })
+    } catch (error) {
+      log.error('instance heartbeat failed', { error })
+    }
+  }
+  beat() // registers this process, before the first request
+  const beater = setInterval(beat, HEARTBEAT_EVERY_MS)
+  beater.unref()
   // Started: from now on a request waits only briefly for a lock (the JS thread waits with it).
   db.$client.run(`PRAGMA busy_timeout = ${REQUEST_LOCK_TIMEOUT_MS}`)
   const checkpoints = startBackgroundCheckpoints(db, databaseFile(config), log)
@@ -44,7 +60,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
   // holding server.stop() open for as long as an upstream model keeps talking.
   const shutdownStreams = new AbortController()
-  const { handle } = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal })
+  const { handle } = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal, instanceId: instance.id })
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -66,9 +82,12 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     clearInterval(sweeper)
+    clearInterval(beater)
     shutdownStreams.abort()
     // Stop accepting; in-flight requests finish (the promise resolves when they have).
     await server.stop(false)
+    // Our streams have ended; a row still running (its end not recorded) is swept by the next instance.
+    unregisterInstance(db, instance.id)
     // Access-log lines are written just after each response is sent; let those run first.
     await new Promise((resolve) => setImmediate(resolve))
     await new Promise((resolve) => setImmediate(resolve))
