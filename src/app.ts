@@ -27,16 +27,18 @@ export interface AppDeps {
   jwtSecret: string
   /** aborted when the server shuts down: open event streams end (serve.ts) */
   shutdown?: AbortSignal
+  /** this server process's registration in the database (serve.ts); none in tests */
+  instanceId?: string
 }
 
-export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal }: AppDeps) {
+export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, instanceId }: AppDeps) {
   const usage = createUsage(storage)
   const accounts = createAccounts({ storage, jwt: new JwtCodec(jwtSecret), hasher: new PasswordHasher(config.passwordHash), usage })
   const tokens = createTokens(storage, accounts)
   const catalogue = createCatalogue({ storage, usage })
   const skills = createSkills(storage)
   const favorites = createFavorites({ storage, catalogue })
-  const optimizer = createOptimizer({ storage, usage, log, config, shutdown })
+  const optimizer = createOptimizer({ storage, usage, log, config, shutdown, instanceId })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))

@@ -62,6 +62,12 @@ export interface Config {
   /** optimizer stream knobs (not from the environment); tests shorten them */
   optimizerStream: { pingIntervalMs: number; maxOpenStreamsPerUser: number; maxStreamMs: number }
   smtp: { url: string; from: string } | null
+  sqlite: {
+    /** how long a command (the server's start included) waits for another process's lock */
+    lockTimeoutMs: number
+    /** normal: a commit survives a killed process; full: also a power cut (README, "Durability") */
+    synchronous: 'normal' | 'full'
+  }
   /** argon2id cost; tests lower it, production keeps Bun's defaults */
   passwordHash: { memoryCost?: number; timeCost?: number }
 }
@@ -246,6 +252,13 @@ export function loadConfig(env: Env = process.env): Config {
       : null,
     // contract: a ping every 15 s while waiting; 3 open streams per user; no stream beyond 10 min
     optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 10 * 60_000 },
+    sqlite: {
+      // 30 s: the longest lock we expect is one import file's transaction (a whole import of
+      // 100,000 prompts takes 12–14 s, README "Benchmarks"); a stuck process is still reported
+      // within half a minute.
+      lockTimeoutMs: integer(env, 'SQLITE_LOCK_TIMEOUT_MS', 30_000, 0, 3_600_000),
+      synchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
+    },
     smtp: smtpUrl ? { url: smtpUrl, from: read(env, 'MAIL_FROM') ?? 'promptlib <noreply@localhost>' } : null,
     passwordHash: {},
   }
@@ -259,7 +272,7 @@ export const JWT_SECRET_FILE = 'jwt-secret'
  */
 export function resolveJwtSecret(config: Config): { secret: string; source: 'env' | 'file' | 'generated' } {
   if (config.jwtSecret) return { secret: config.jwtSecret, source: 'env' }
-  mkdirSync(config.dataDir, { recursive: true })
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const file = join(config.dataDir, JWT_SECRET_FILE)
   if (existsSync(file)) {
     const secret = readFileSync(file, 'utf8').trim()

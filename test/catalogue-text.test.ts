@@ -1,29 +1,32 @@
 // Unit tests of the catalogue's tricky pure logic: CSV parsing, template variables, previews,
-// search query building, snippets, record line numbers, allowed-tools lists, UUID v5.
+// search query building, snippets, record line numbers, allowed-tools lists, UUID v5, UTF-8
+// decoding that keeps bad bytes visible, JSON syntax error positions.
 import { describe, expect, test } from 'bun:test'
 import { parseCsv } from '../src/features/catalogue/import/csv-parse'
 import { locateRecords } from '../src/features/catalogue/import/json'
+import { findJsonSyntaxError } from '../src/features/catalogue/import/json-syntax'
+import { decodeUtf8, invalidBytes } from '../src/features/catalogue/import/utf8'
 import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
 import { ftsExpression, searchTerms, snippet } from '../src/features/catalogue/search-query'
-import { normaliseTags, parseVariables, previewOf, slugify, uuidV5 } from '../src/features/catalogue/text'
+import { normaliseTags, parseVariables, previewOf, slugify, unstorable, uuidV5 } from '../src/features/catalogue/text'
 
 describe('parseCsv (RFC 4180)', () => {
-  test('quoted commas, doubled quotes, line breaks inside quotes, CRLF, BOM; records carry their first line', () => {
+  test('quoted commas, doubled quotes, line breaks inside quotes, CRLF, BOM; records and fields carry their first line', () => {
     const { records, errors } = parseCsv('\ufeffa,b\r\n"x, y","say ""hi"""\r\n"multi\r\nline",z\r\nlast,row')
     expect(errors).toEqual([])
     expect(records).toEqual([
-      { line: 1, fields: ['a', 'b'] },
-      { line: 2, fields: ['x, y', 'say "hi"'] },
-      { line: 3, fields: ['multi\r\nline', 'z'] },
-      { line: 5, fields: ['last', 'row'] },
+      { line: 1, fields: ['a', 'b'], fieldLines: [1, 1] },
+      { line: 2, fields: ['x, y', 'say "hi"'], fieldLines: [2, 2] },
+      { line: 3, fields: ['multi\r\nline', 'z'], fieldLines: [3, 4] },
+      { line: 5, fields: ['last', 'row'], fieldLines: [5, 5] },
     ])
   })
 
   test('LF endings, empty fields, a trailing comma, a final newline', () => {
     expect(parseCsv('a,,c,\n\n1,2,3,4\n').records).toEqual([
-      { line: 1, fields: ['a', '', 'c', ''] },
-      { line: 2, fields: [''] },
-      { line: 3, fields: ['1', '2', '3', '4'] },
+      { line: 1, fields: ['a', '', 'c', ''], fieldLines: [1, 1, 1, 1] },
+      { line: 2, fields: [''], fieldLines: [2] },
+      { line: 3, fields: ['1', '2', '3', '4'], fieldLines: [3, 3, 3, 3] },
     ])
   })
 
@@ -60,6 +63,9 @@ describe('previewOf', () => {
     const p = previewOf('alpha '.repeat(100))
     expect(p.endsWith('alpha…')).toBe(true)
     expect(p.length).toBeLessThanOrEqual(201)
+  })
+  test('control characters between words show as a space', () => {
+    expect(previewOf('\u001FFILE:a.md\u001E# A\u0007\u0085b\u007f')).toBe('FILE:a.md # A b')
   })
   test('never splits a surrogate pair', () => {
     const p = previewOf('🙂'.repeat(300))
@@ -121,6 +127,10 @@ describe('snippet', () => {
     expect(s).toContain('&lt;b&gt;<mark>zebra</mark>&lt;/b&gt; &amp; its <mark>crossing</mark>')
   })
 
+  test('control characters between words show as a space', () => {
+    expect(snippet(['one\u001FFILE:zebra.md\u001E\u0007two\u0001'], searchTerms('zebra')!)).toBe('one FILE:<mark>zebra</mark>.md two')
+  })
+
   test('falls back to the next text, then to the start of the first', () => {
     expect(snippet(['nothing here', 'a zebra'], searchTerms('zebra')!)).toBe('a <mark>zebra</mark>')
     expect(snippet(['nothing here', 'none'], searchTerms('zebra')!)).toBe('nothing here')
@@ -140,5 +150,78 @@ describe('locateRecords', () => {
 describe('splitAllowedTools', () => {
   test('spaces or commas, never inside parentheses', () => {
     expect(splitAllowedTools('Read, Grep Bash(git diff:*) Bash(npm run test:*)')).toEqual(['Read', 'Grep', 'Bash(git diff:*)', 'Bash(npm run test:*)'])
+  })
+})
+
+describe('decodeUtf8', () => {
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Uint8Array.from(p))))
+
+  test('valid UTF-8 as is, a byte-order mark and a real U+FFFD kept', () => {
+    const text = '\ufeffaé€😀\ufffd\u001f'
+    expect(decodeUtf8(Buffer.from(text))).toBe(text)
+  })
+
+  test('every byte that is not UTF-8 becomes one lone surrogate U+DC80–U+DCFF, nothing else changes', () => {
+    const cases: [Buffer, string][] = [
+      [bytes('caf', [0xe9], ' ok'), 'caf\udce9 ok'], // Latin-1
+      [bytes('a', [0xc0, 0xaf], 'b'), 'a\udcc0\udcafb'], // overlong "/"
+      [bytes([0xed, 0xa0, 0x80]), '\udced\udca0\udc80'], // an encoded surrogate
+      [bytes([0xf4, 0x90, 0x80, 0x80]), '\udcf4\udc90\udc80\udc80'], // above U+10FFFF
+      [bytes('x', [0xe2, 0x82]), 'x\udce2\udc82'], // cut short at the end
+      [bytes([0xe2, 0x82], 'y€'), '\udce2\udc82y€'], // cut short before valid text
+    ]
+    for (const [input, expected] of cases) expect(decodeUtf8(input)).toBe(expected)
+  })
+
+  test('invalidBytes: the first bad byte of each line, with line and column', () => {
+    const text = decodeUtf8(bytes('ok\nab', [0xff, 0xfe], '\n\n😀', [0x80]))
+    expect(invalidBytes(text)).toEqual([{ line: 2, column: 3 }, { line: 4, column: 2 }])
+    expect(invalidBytes('fine 😀')).toEqual([])
+  })
+})
+
+describe('unstorable', () => {
+  test('NUL and lone surrogates, named; control characters and U+FFFD are storable', () => {
+    expect(unstorable('a\u0000b')).toEqual({ index: 1, problem: 'contains NUL (U+0000), which cannot be stored' })
+    expect(unstorable('a\u0000b', { nul: false })).toBeNull()
+    expect(unstorable('😀 \ud800')!.problem).toBe('contains a lone surrogate (\\ud800), which cannot be stored')
+    expect(unstorable('x\udce9', { fromBytes: true })).toEqual({ index: 1, problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)' })
+    expect(unstorable('\u0001\u001f\u007f\ufffd😀')).toBeNull()
+  })
+})
+
+describe('findJsonSyntaxError', () => {
+  const at = (text: string) => {
+    const error = findJsonSyntaxError(text)
+    return error && { at: text.slice(error.index, error.index + 3), message: error.message }
+  }
+
+  test('valid JSON has none', () => {
+    for (const text of ['{}', ' [1, -2.5e+3, "a\\u00e9\\n", true, false, null, {"k": []}] ', '"\ud800"', '0']) expect(findJsonSyntaxError(text)).toBeNull()
+  })
+
+  test('the first error, where it is', () => {
+    expect(at('{"a": 1,}')).toEqual({ at: '}', message: 'expected a string (a field name), found "}"' })
+    expect(at('{"a" 1}')).toEqual({ at: '1}', message: 'expected ":" after the field name, found "1"' })
+    expect(at('[1 2]')).toEqual({ at: '2]', message: 'expected "," or "]", found "2"' })
+    expect(at('{"a": tru}')).toEqual({ at: 'tru', message: 'expected a value, found "t"' })
+    expect(at('["ab')).toEqual({ at: '"ab', message: 'a string is never closed (missing ")' })
+    expect(at('["a\\x"]')).toEqual({ at: '\\x"', message: 'invalid escape inside a string: a backslash followed by "x"' })
+    expect(at('{} {}')).toEqual({ at: '{}', message: 'unexpected "{" after the end of the JSON value' })
+    expect(at('[01]')).toEqual({ at: '1]', message: 'expected "," or "]", found "1"' })
+    expect(at('')).toEqual({ at: '', message: 'expected a value, found the end of the file' })
+  })
+
+  test('every text JSON.parse refuses has an error found, and none it accepts', () => {
+    const samples = ['{"a":[1,{"b":null}]}', '{"a":[1,{"b":nul}]}', '[1,]', '[-]', '[1.]', '[.5]', '"\t"', '"\\u12"', '{"a":1}}', '[[[]]', 'NaN', '[1e5, -0, 0.1E-2]']
+    for (const text of samples) {
+      let parses = true
+      try {
+        JSON.parse(text)
+      } catch {
+        parses = false
+      }
+      expect(findJsonSyntaxError(text) === null, text).toBe(parses)
+    }
   })
 })

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       currency: 'USD',
       optimizer: null,
       smtp: null,
+      sqlite: { lockTimeoutMs: 30_000, synchronous: 'normal' },
     })
     expect(c.dataDir).toEndWith('/data')
   })
@@ -45,6 +46,9 @@ describe('loadConfig', () => {
     ['OPTIMIZER_CONNECT_TIMEOUT_MS', '0'],
     ['OPTIMIZER_IDLE_TIMEOUT_MS', '30s'],
     ['SMTP_URL', 'http://mail.example.com'],
+    ['SQLITE_LOCK_TIMEOUT_MS', '30s'],
+    ['SQLITE_LOCK_TIMEOUT_MS', '3600001'],
+    ['SQLITE_SYNCHRONOUS', 'off'],
   ])('a bad %s names the variable', (name, value) => {
     let error: unknown
     try {
@@ -83,6 +87,10 @@ describe('loadConfig', () => {
     })
     expect(c.corsOrigins).toEqual(['https://a.example.com', 'https://b.example.com'])
   })
+
+  test('SQLite lock wait and durability', () => {
+    expect(loadConfig({ SQLITE_LOCK_TIMEOUT_MS: '0', SQLITE_SYNCHRONOUS: 'FULL' }).sqlite).toEqual({ lockTimeoutMs: 0, synchronous: 'full' })
+  })
 })
 
 describe('resolveJwtSecret', () => {
@@ -93,6 +101,7 @@ describe('resolveJwtSecret', () => {
     expect(first.source).toBe('generated')
     expect(first.secret.length).toBeGreaterThanOrEqual(32)
     expect(statSync(join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
     const second = resolveJwtSecret(loadConfig({ DATA_DIR: dir }))
     expect(second).toEqual({ secret: first.secret, source: 'file' })
   })

@@ -59,4 +59,21 @@ describe('interactive docs', () => {
     expect(script.headers.get('content-type')).toContain('javascript')
     expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
   })
+
+  // The browser check (docs-browser.test.ts) needs Chromium; this one runs everywhere.
+  test('the page turns off what calls Scalar’s cloud: web fonts, Ask AI, MCP, toolbar, hosted client, proxy', async () => {
+    const page = await (await t.request('/api/docs')).text()
+    const attribute = page.match(/data-configuration='([^']*)'/)?.[1]
+    expect(attribute).toBeDefined()
+    const config = JSON.parse(attribute!)
+    expect(config).toMatchObject({
+      withDefaultFonts: false,
+      showDeveloperTools: 'never',
+      hideClientButton: true,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      telemetry: false,
+      proxyUrl: '',
+    })
+  })
 })

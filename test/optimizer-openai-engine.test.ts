@@ -75,6 +75,14 @@ describe('OpenAI-compatible engine: the request', () => {
     for (const prompt of prompts) expect(prompt).toContain('Output only the rewritten prompt')
   })
 
+  test('every system prompt asks to keep labels, format and role, and never for placeholders (as the mode descriptions say)', () => {
+    for (const prompt of MODE_IDS.map(systemPrompt)) {
+      expect(prompt).toContain('Keep the labels, output format, length and template variables the original names exactly as written')
+      expect(prompt).toContain('add no second one')
+      expect(prompt).not.toMatch(/insert a short placeholder|use a placeholder|marked with placeholders|\[your input\]/i)
+    }
+  })
+
   test('model-specific mode names the target model in the user message', async () => {
     const { upstream } = await run({}, {}, { prompt: 'summarise this', mode: 'model-specific', targetModel: 'claude-3-5-sonnet' })
     expect(upstream.body.messages[1].content).toBe('Target model: claude-3-5-sonnet\nPrompt:\nsummarise this')

@@ -6,7 +6,7 @@ import { startServer } from './support/process'
 import { tempDir, GOOD_PASSWORD } from './support/app'
 
 describe('promptlib serve', () => {
-  test('starts on an empty data directory, creates its database and secret, serves', async () => {
+  test('starts on an empty data directory, creates its database and secret (private to this user), serves', async () => {
     const dir = join(tempDir(), 'fresh')
     const server = await startServer({ DATA_DIR: dir, JWT_SECRET: '' })
     try {
@@ -14,7 +14,9 @@ describe('promptlib serve', () => {
       expect(await res.json()).toMatchObject({ status: 'ok', db: 'ok' })
       expect(res.headers.get('x-request-id')).toBeTruthy()
       expect(existsSync(join(dir, 'promptlib.db'))).toBe(true)
-      expect(statSync(join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600)
+      const mode = (name: string) => (statSync(join(dir, name)).mode & 0o777).toString(8)
+      expect(mode('.')).toBe('700')
+      expect(['jwt-secret', 'promptlib.db', 'promptlib.db-wal', 'promptlib.db-shm'].map(mode)).toEqual(['600', '600', '600', '600'])
     } finally {
       server.kill()
       await server.exited

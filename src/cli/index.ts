@@ -1,14 +1,11 @@
 // The command line (contract section 11): the same entry point behind `bun run cli` and the binary.
-import { ConfigError, loadConfig } from '../config'
-import { runMigrations } from '../db/migrate'
+import { type Config, ConfigError, loadConfig } from '../config'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
-import { type CliContext, UsageError } from './context'
+import { type CliContext, DatabaseUnavailableError, databaseFile, explainDatabaseError, openCommandDatabase, UsageError } from './context'
 import { IMPORT_USAGE } from './usage'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
-import { join } from 'node:path'
-import { DATABASE_FILE, openDatabase } from '../db/client'
 import { ProblemError } from '../http/problem'
 
 const HELP = `promptlib ${VERSION}: a self-hosted prompt library
@@ -31,8 +28,7 @@ const COMMANDS: Record<string, Command> = {
     return -1 // keeps running
   },
   async migrate(_args, ctx) {
-    const db = openDatabase(join(ctx.config.dataDir, DATABASE_FILE))
-    const applied = runMigrations(db)
+    const { db, applied } = openCommandDatabase(ctx.config)
     db.$client.close()
     ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
     return 0
@@ -57,8 +53,9 @@ export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'>
     io.err(`promptlib: unknown command "${name}"\n\n${HELP}`)
     return 2
   }
+  let config: Config | undefined
   try {
-    const config = loadConfig(process.env)
+    config = loadConfig(process.env)
     const log = createLogger(config.logLevel)
     return await command(args, { config, log, ...io })
   } catch (error) {
@@ -72,6 +69,16 @@ export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'>
     }
     if (error instanceof ProblemError) {
       io.err(`promptlib: ${error.detail}`)
+      return 1
+    }
+    if (error instanceof DatabaseUnavailableError) {
+      io.err(`promptlib: ${error.message}`)
+      return 1
+    }
+    // A statement that met a lock (or a full disk...) after the database was opened.
+    const explained = config && explainDatabaseError(error, databaseFile(config))
+    if (explained) {
+      io.err(`promptlib: ${explained}`)
       return 1
     }
     throw error

@@ -5,6 +5,7 @@ import m2 from '../../drizzle/0002_optimizer.sql' with { type: 'text' }
 import m3 from '../../drizzle/0003_catalogue.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_catalogue_search.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_search_heads.sql' with { type: 'text' }
+import m6 from '../../drizzle/0006_optimizer_owners.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -20,4 +21,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0003_catalogue", when: 1795329755884, breakpoints: true, sql: m3 },
   { tag: "0004_catalogue_search", when: 1795329756241, breakpoints: true, sql: m4 },
   { tag: "0005_search_heads", when: 1795331500767, breakpoints: true, sql: m5 },
+  { tag: "0006_optimizer_owners", when: 1795497548606, breakpoints: true, sql: m6 },
 ]

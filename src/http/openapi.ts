@@ -1,6 +1,6 @@
 // OpenAPI 3.1 generated from the route schemas, and interactive docs that work offline:
 // the Scalar page script is embedded in the binary and served from /api/docs/scalar.js
-// instead of the CDN the plugin uses by default.
+// instead of the CDN the plugin uses by default, and nothing on the page calls Scalar's cloud.
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 // Must come after the plugin: it undoes the plugin's slow global format checks.
@@ -17,6 +17,23 @@ const DESCRIPTION = `Self-hosted prompt library: accounts, catalogue, favorites,
 Errors are RFC 9457 problem details (application/problem+json) with a stable \`code\`.
 Authenticate with \`Authorization: Bearer <JWT or personal access token>\`.`
 
+// Scalar's page reaches for Scalar's cloud unless told otherwise: web fonts from fonts.scalar.com
+// on every visit, Ask AI (an agent chat behind Scalar's proxy), Generate MCP, the Share/Deploy/
+// Configure toolbar, "Open API Client" (client.scalar.com), and a request proxy at proxy.scalar.com.
+// A self-hosted, offline docs page needs none of them: system fonts, no cloud buttons, and the
+// in-page "Test Request" client sending straight to this server. Names as in @scalar/types'
+// api-reference-configuration; test/docs-browser.test.ts checks the result in Chromium.
+const OFFLINE = {
+  withDefaultFonts: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  hideClientButton: true,
+  telemetry: false,
+  // '' rather than undefined: undefined lets the client fall back to https://proxy.scalar.com.
+  proxyUrl: '',
+}
+
 export function apiDocs() {
   return new Elysia({ name: 'api-docs' })
     .use(
@@ -24,8 +41,8 @@ export function apiDocs() {
         path: '/api/docs',
         specPath: SPEC_PATH,
         provider: 'scalar',
-        // The plugin's type wants Scalar's full configuration; these two keys are all it needs.
-        scalar: { cdn: SCRIPT_PATH, url: SPEC_PATH } as never,
+        // The plugin's type wants Scalar's full configuration; these keys are all it needs.
+        scalar: { cdn: SCRIPT_PATH, url: SPEC_PATH, ...OFFLINE } as never,
         exclude: { paths: ['/api/docs', SPEC_PATH, SCRIPT_PATH], staticFile: true },
         documentation: {
           info: { title: 'promptlib API', version: VERSION, description: DESCRIPTION },

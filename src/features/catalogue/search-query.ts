@@ -2,7 +2,7 @@
 // never reaches FTS5 as syntax: it is cut into words (letters and digits of any script), each
 // word is quoted, and the expression around them is ours. So quotes, `*`, `NEAR(`, `)`, `OR`,
 // `-`, `^`, `:`, NUL, lone surrogates or 5,000 characters are just text (or nothing).
-import { facetToken } from './text'
+import { facetToken, SPACE_OR_CONTROL } from './text'
 
 /** Words that match nearly every prompt and carry no meaning for ranking. */
 const STOPWORDS = new Set(
@@ -90,7 +90,9 @@ const SNIPPET_SCAN = 50_000
 /**
  * A window of about 24 words from the first of `texts` that contains a query word, with the
  * matching words between <mark> and </mark>. Everything else is HTML-escaped, so the snippet
- * can be inserted as HTML as it is. "…" marks text cut at either end.
+ * can be inserted as HTML as it is; white space and control characters (the U+001F/U+001E that
+ * separate the files of a multi-file skill) between words show as one space. "…" marks text cut
+ * at either end.
  */
 export function snippet(texts: string[], terms: SearchTerms): string {
   const exact = new Set(terms.prefix ? terms.words.slice(0, -1) : terms.words)
@@ -217,11 +219,11 @@ function render({ text, tokens, before, after }: Region, hits: boolean[], start:
   let at = tokens[start]!.index
   for (let k = start; k < end; k++) {
     const token = tokens[k]!
-    out += escapeHtml(text.slice(at, token.index).replace(/\s+/g, ' '))
+    out += escapeHtml(text.slice(at, token.index).replace(SPACE_OR_CONTROL, ' '))
     out += hits[k] ? MARK_OPEN + escapeHtml(token.text) + MARK_CLOSE : escapeHtml(token.text)
     at = token.index + token.text.length
   }
   if (end < tokens.length || after) out += '…'
-  else out += escapeHtml(text.slice(at).replace(/\s+/g, ' ').trimEnd())
+  else out += escapeHtml(text.slice(at).replace(SPACE_OR_CONTROL, ' ').trimEnd())
   return out
 }

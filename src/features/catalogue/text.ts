@@ -33,18 +33,49 @@ export function normaliseTags(tags: readonly string[]): string[] {
 export const joinTags = (tags: readonly string[]) => tags.join(' ')
 export const splitTags = (tags: string): string[] => (tags === '' ? [] : tags.split(' '))
 
-// Unicode noncharacters are reserved for a program's internal use; text from outside never
-// needs them, and removing them keeps imported text free of them. NUL and other C0 controls
-// except tab, newline and carriage return are removed too.
+// Names and labels (a category's name, a skill's license, …) are cleaned: Unicode noncharacters
+// are reserved for a program's internal use, and NUL and the other C0 controls but tab, newline and
+// carriage return have no place in a label. Prompt and skill text is never cleaned (see below).
 const UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufdd0-\ufdef\ufffe\uffff]/g
 const HAS_UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufdd0-\ufdef\ufffe\uffff]/
 export const cleanText = (value: string) => (HAS_UNWANTED.test(value) ? value.replace(UNWANTED, '') : value)
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** Where a text has a UTF-16 surrogate without its other half (UTF-8 cannot encode it), or -1. */
+export const loneSurrogateAt = (value: string): number => (value.isWellFormed() ? -1 : LONE_SURROGATE.exec(value)!.index)
+
+/**
+ * Why a text cannot be stored exactly, or null. Prompt and skill text keeps every character JSON
+ * can carry, control characters included; only NUL (`nul: false` for labels, which are cleaned of
+ * it) and lone surrogates cannot: PostgreSQL refuses NUL in text and SQLite's text functions
+ * (FTS5 included) stop at it; either database turns a lone surrogate into U+FFFD. `fromBytes`: the
+ * text was read from a file, where a lone surrogate stands for a byte that is not UTF-8
+ * (import/utf8.ts).
+ */
+export function unstorable(value: string, opts: { nul?: boolean; surrogates?: boolean; fromBytes?: boolean } = {}): { index: number; problem: string } | null {
+  if (opts.nul !== false) {
+    const nul = value.indexOf('\u0000')
+    if (nul !== -1) return { index: nul, problem: 'contains NUL (U+0000), which cannot be stored' }
+  }
+  if (opts.surrogates === false) return null
+  const at = loneSurrogateAt(value)
+  if (at === -1) return null
+  if (opts.fromBytes) return { index: at, problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)' }
+  return { index: at, problem: `contains a lone surrogate (\\u${value.charCodeAt(at).toString(16)}), which cannot be stored` }
+}
+
 export const PREVIEW_LENGTH = 200
 
-/** The first ~200 characters of the content, whitespace folded, cut at a word boundary, with "…" when cut. */
+/** Runs of white space and control characters (U+001F between a skill's files, …): one space in display text. */
+export const SPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]+/g
+
+/**
+ * The first ~200 characters of the content, white space and control characters folded into
+ * single spaces, cut at a word boundary, with "…" when cut.
+ */
 export function previewOf(content: string, max = PREVIEW_LENGTH): string {
-  const folded = content.slice(0, max * 4).replace(/\s+/g, ' ').trim()
+  const folded = content.slice(0, max * 4).replace(SPACE_OR_CONTROL, ' ').trim()
   if (folded.length <= max) return folded
   // Cut by UTF-16 units, never inside a surrogate pair.
   let cut = folded.slice(0, /[\ud800-\udbff]/.test(folded.charAt(max - 1)) ? max - 1 : max)

@@ -1,18 +1,20 @@
 // The optimizer's rows: opened (`running`) before a stream starts, together with the daily quota
 // and the open-stream cap in one write transaction, and finished when the stream ends.
-import { and, count, desc, eq, gt, lt, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gt, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
 import { type Db, writeTransaction } from '../../db/client'
 import { rateLimited } from '../../http/problem'
-import { consumeDaily, type DailyQuota, dailyLimitReached, userSubject } from '../usage/daily'
+import { consumeDaily, type DailyQuota, dailyLimitReached, refundDaily, userSubject, utcDay } from '../usage/daily'
 import { historyId } from './ids'
+import { removeDeadInstances, type ServerInstance } from './instances'
 import type { OptimizationMode } from './modes'
-import { type OptimizationStatus, optimizationHistory as history } from './schema'
+import { type OptimizationStatus, optimizationHistory as history, serverInstances } from './schema'
 
 /** No stream lives longer than this: the engine is stopped with upstream_timeout. */
 export const MAX_STREAM_MS = 10 * 60_000
 /**
  * A `running` row older than this belongs to a process that died mid-stream (no stream lives
- * that long): it no longer counts against the cap, and the sweep marks it `aborted`.
+ * that long): it no longer counts against the cap, and the sweep marks it `aborted`. The last
+ * resort: rows of a dead server process are normally ended within seconds (see instances.ts).
  */
 export const STALE_RUNNING_MS = MAX_STREAM_MS + 5 * 60_000
 /** What Retry-After says when the open-stream cap is reached: streams usually end in seconds. */
@@ -28,6 +30,8 @@ export interface OpenRequest {
   targetModel: string | null
   engine: string
   model: string | null
+  /** the server process that streams it (instances.ts); null when none is registered (tests) */
+  instanceId: string | null
   now?: Date
 }
 
@@ -73,6 +77,7 @@ export function createOptimizerHistory(db: Db) {
       targetModel: sql.placeholder('targetModel'),
       engine: sql.placeholder('engine'),
       model: sql.placeholder('model'),
+      instanceId: sql.placeholder('instanceId'),
       status: 'running',
       createdAt: sql.placeholder('createdAt'),
     })
@@ -90,6 +95,11 @@ export function createOptimizerHistory(db: Db) {
       finishedAt: setTo('finishedAt'),
     })
     .where(eq(history.id, sql.placeholder('id')))
+    .prepare()
+  const markText = db
+    .update(history)
+    .set({ firstTextAt: setTo('at') })
+    .where(and(eq(history.id, sql.placeholder('id')), isNull(history.firstTextAt)))
     .prepare()
 
   return {
@@ -119,10 +129,16 @@ export function createOptimizerHistory(db: Db) {
           targetModel: req.targetModel,
           engine: req.engine,
           model: req.model,
+          instanceId: req.instanceId,
           createdAt: now,
         })
         return { id, quota: taken.quota }
       })
+    },
+
+    /** Notes that text reached the client: from now on a crash no longer refunds the call. */
+    markTextSent(id: string, now = new Date()): void {
+      markText.run({ id, at: now })
     },
 
     finish(id: string, outcome: Finish, now = new Date()): void {
@@ -159,7 +175,29 @@ export function createOptimizerHistory(db: Db) {
 
 export type OptimizerHistory = ReturnType<typeof createOptimizerHistory>
 
-/** Marks `running` rows left by a process that died mid-stream as `aborted`; at start and hourly. */
+/**
+ * Ends the `running` rows of server processes that died (and of any owner no longer registered):
+ * `aborted`, and the quota unit refunded on the day it was taken when no text had gone out. Run
+ * at start and with every heartbeat; the open-stream cap stops counting them at once.
+ */
+export function sweepDeadInstances(db: Db, self: ServerInstance, now = new Date()): number {
+  removeDeadInstances(db, self, now)
+  return writeTransaction(db, (tx) => {
+    const live = tx.select({ id: serverInstances.id }).from(serverInstances)
+    const ended = tx
+      .update(history)
+      .set({ status: 'aborted', errorCode: 'server_died', finishedAt: now })
+      .where(and(eq(history.status, 'running'), isNotNull(history.instanceId), notInArray(history.instanceId, live)))
+      .returning({ userId: history.userId, createdAt: history.createdAt, firstTextAt: history.firstTextAt })
+      .all()
+    for (const row of ended) {
+      if (row.firstTextAt === null) refundDaily(tx, userSubject(row.userId), 'optimizations', utcDay(row.createdAt))
+    }
+    return ended.length
+  })
+}
+
+/** Marks `running` rows older than any stream can live as `aborted`; at start and hourly (the last resort). */
 export function sweepStaleOptimizations(db: Db, now = new Date()): number {
   const cutoff = new Date(now.getTime() - STALE_RUNNING_MS)
   return db

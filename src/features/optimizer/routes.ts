@@ -25,7 +25,7 @@ const EVENT_STREAM_EXAMPLE = `event: start
 data: {"id":"tz4a98xxat96iws9zmbrgj3a","mode":"structured","engine":"builtin","model":null}
 
 event: delta
-data: {"text":"## Role\\nYou are a senior software engineer and "}
+data: {"text":"## Role\\nYou are a software engineer and "}
 
 event: done
 data: {"id":"tz4a98xxat96iws9zmbrgj3a","optimized_prompt":"## Role\\n…","usage":{"input_tokens":8,"output_tokens":200},"remaining_today":2}

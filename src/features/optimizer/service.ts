@@ -20,6 +20,8 @@ export interface OptimizerDeps {
   shutdown: AbortSignal
   /** the longest a stream may run (default MAX_STREAM_MS); tests shorten it */
   maxStreamMs?: number
+  /** this server process's registration (instances.ts), recorded on each running row */
+  instanceId?: string
 }
 
 interface Ending {
@@ -90,6 +92,7 @@ export function createOptimizer(deps: OptimizerDeps) {
     const started = engine.start(request, stop.signal)
     try {
       for await (const delta of started.deltas) {
+        if (text === '' && delta !== '') setImmediate(() => noteTextSent(id, requestId))
         text += delta
         channel.send('delta', { text: delta })
       }
@@ -123,6 +126,15 @@ export function createOptimizer(deps: OptimizerDeps) {
     channel.end()
   }
 
+  /** Recorded after the first delta is on its way (setImmediate), so it never delays that delta. */
+  function noteTextSent(id: string, requestId: string): void {
+    try {
+      history.markTextSent(id)
+    } catch (error) {
+      log.error('optimizer history update failed', { request_id: requestId, history_id: id, error })
+    }
+  }
+
   function remainingToday(userId: string, limit: number | null): number | null {
     if (limit === null) return null
     try {
@@ -147,6 +159,7 @@ export function createOptimizer(deps: OptimizerDeps) {
         targetModel: request.targetModel ?? null,
         engine: engine.name,
         model: engine.model,
+        instanceId: deps.instanceId ?? null,
       })
       const channel = new EventChannel(deps.pingIntervalMs, httpRequest)
       const requestId = requestInfo(httpRequest).id

@@ -6,6 +6,8 @@
 export interface CsvRecord {
   line: number
   fields: string[]
+  /** the line each field starts on (a quoted field may span lines) */
+  fieldLines: number[]
 }
 
 export interface CsvError {
@@ -23,8 +25,10 @@ export function parseCsv(input: string): { records: CsvRecord[]; errors: CsvErro
   while (i < n) {
     const start = line
     const fields: string[] = []
+    const fieldLines: number[] = []
     let broken = false
     for (;;) {
+      fieldLines.push(line)
       let field = ''
       if (text[i] === '"') {
         const quoteLine = line
@@ -65,6 +69,7 @@ export function parseCsv(input: string): { records: CsvRecord[]; errors: CsvErro
         i++
         if (i >= n) {
           fields.push('')
+          fieldLines.push(line)
           break
         }
         continue
@@ -75,7 +80,7 @@ export function parseCsv(input: string): { records: CsvRecord[]; errors: CsvErro
       line++
       break
     }
-    if (!broken) records.push({ line: start, fields })
+    if (!broken) records.push({ line: start, fields, fieldLines })
   }
   return { records, errors }
 }

@@ -1,11 +1,13 @@
 // The widely shared prompts.csv layout: `act,prompt` and optionally `for_devs,type,contributor`.
-// act → title, prompt → content (both trimmed); rows land in --category, else `coding` when
-// for_devs is TRUE, else `general` (created when missing); `type` becomes a tag. A row's id is a
-// UUID v5 of category + title, so re-importing the file updates rows instead of duplicating them.
+// act → title, prompt → content (both trimmed, otherwise exact: the control characters of
+// prompts.chat's multi-file skills stay; NUL or bytes that are not UTF-8 refuse the row, naming
+// their line and field); rows land in --category, else `coding` when for_devs is TRUE, else
+// `general` (created when missing); `type` becomes a tag. A row's id is a UUID v5 of category +
+// title, so re-importing the file updates rows instead of duplicating them.
 import { type Db, writeTransaction } from '../../../db/client'
 import { createCatalogueStore, type PromptInput } from '../store'
-import { cleanText, normaliseTags, previewOf, uuidV5 } from '../text'
-import { parseCsv } from './csv-parse'
+import { normaliseTags, previewOf, unstorable, uuidV5 } from '../text'
+import { type CsvRecord, parseCsv } from './csv-parse'
 import { LIMITS } from './fields'
 import { newReport, type FileReport, type Progress } from './report'
 
@@ -17,6 +19,10 @@ export interface CsvImportOptions {
   onProgress?: Progress
   now?: number
 }
+
+/** The line of a character inside a record's field. */
+const lineWithin = (record: CsvRecord, field: number, index: number) =>
+  record.fieldLines[field]! + (record.fields[field]!.slice(0, index).match(/\n/g)?.length ?? 0)
 
 /** A one-line description: the prompt's first sentence, at most ~160 characters. */
 function describe(content: string): string {
@@ -37,6 +43,10 @@ export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): 
     if (report.errors.length === 0) fail(1, 'the file is empty; expected a header row with act,prompt')
     return report
   }
+  if (header.fields.some((f) => unstorable(f, { fromBytes: true }))) {
+    fail(header.line, 'the header row contains NUL or bytes that are not valid UTF-8')
+    return report
+  }
   const columns = header.fields.map((f) => f.trim().toLowerCase())
   const col = (name: string) => columns.indexOf(name)
   const [act, prompt, forDevs, type] = [col('act'), col('prompt'), col('for_devs'), col('type')]
@@ -54,8 +64,16 @@ export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): 
       fail(row.line, `expected ${columns.length} fields, found ${row.fields.length}`)
       continue
     }
-    const title = cleanText(row.fields[act]!).trim()
-    const content = cleanText(row.fields[prompt]!).trim()
+    // Any column: bytes that are not UTF-8 refuse the row; NUL only where it would be stored.
+    let refused = false
+    row.fields.forEach((value, k) => {
+      const bad = unstorable(value, { nul: k === act || k === prompt, fromBytes: true })
+      if (bad) fail(lineWithin(row, k, bad.index), `"${columns[k]}" ${bad.problem}`)
+      refused ||= bad !== null
+    })
+    if (refused) continue
+    const title = row.fields[act]!.trim()
+    const content = row.fields[prompt]!.trim()
     if (title === '') fail(row.line, '"act" (the title) is empty')
     else if (title.length > LIMITS.title) fail(row.line, `"act" is longer than ${LIMITS.title} characters`)
     if (content === '') fail(row.line, '"prompt" (the content) is empty')

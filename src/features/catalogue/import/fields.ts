@@ -1,6 +1,7 @@
 // Reads the fields of one imported record, collecting every problem instead of stopping at the
-// first, so a file's report lists all of them.
-import { cleanText, isSlug, normaliseTags, SLUG_MAX } from '../text'
+// first, so a file's report lists all of them. A lone surrogate anywhere in a record (a "\ud800"
+// escape without its pair) refuses it: no text column can store one.
+import { cleanText, isSlug, normaliseTags, SLUG_MAX, unstorable } from '../text'
 
 export const LIMITS = {
   title: 200,
@@ -26,25 +27,45 @@ export class RecordReader {
     for (const key of Object.keys(record)) if (!known.includes(key)) this.warnings.push(`unknown field "${key}" ignored`)
   }
 
+  /** Reports every lone surrogate in the record, nested values and field names included. */
+  refuseLoneSurrogates(value: unknown = this.record, path = ''): void {
+    if (typeof value === 'string') {
+      const bad = unstorable(value, { nul: false })
+      if (bad) this.errors.push(`"${path}" ${bad.problem}`)
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => this.refuseLoneSurrogates(item, `${path}[${i}]`))
+    } else if (isRecord(value)) {
+      for (const [key, item] of Object.entries(value)) {
+        const at = path === '' ? key : `${path}.${key}`
+        if (unstorable(key, { nul: false })) this.errors.push(`the field name "${at}" contains a lone surrogate, which cannot be stored`)
+        this.refuseLoneSurrogates(item, at)
+      }
+    }
+  }
+
   private fail(message: string): null {
     this.errors.push(message)
     return null
   }
 
   /**
-   * A string, control characters removed, trimmed; `max` in characters. `verbatim` keeps it
-   * exactly as given (prompt content: any text, and the bulk of a big import).
+   * A string; `max` in characters. `exact` keeps it as given, every character and the spaces at
+   * its ends (a prompt's title, description and content; a skill's description and instructions),
+   * except NUL, which cannot be stored and is an error; a required one must not be empty once
+   * trimmed. Otherwise (names and labels) control characters are removed and the ends trimmed.
    */
-  text(key: string, opts: { required?: boolean; max: number; fallback?: string; verbatim?: boolean }): string | null {
+  text(key: string, opts: { required?: boolean; max: number; fallback?: string; exact?: boolean }): string | null {
     const value = this.record[key]
     if (value === undefined || value === null) {
       return opts.required ? this.fail(`"${key}" is required`) : (opts.fallback ?? null)
     }
     if (typeof value !== 'string') return this.fail(`"${key}" must be a string`)
-    const cleaned = opts.verbatim ? value : cleanText(value).trim()
-    if (opts.required && cleaned === '') return this.fail(`"${key}" must not be empty`)
-    if (cleaned.length > opts.max) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
-    return cleaned
+    const nul = opts.exact ? unstorable(value, { surrogates: false }) : null
+    if (nul) return this.fail(`"${key}" ${nul.problem}`)
+    const text = opts.exact ? value : cleanText(value).trim()
+    if (opts.required && text.trim() === '') return this.fail(`"${key}" must not be empty`)
+    if (text.length > opts.max) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
+    return text
   }
 
   slug(key: string, opts: { required?: boolean } = {}): string | null {

@@ -1,12 +1,15 @@
 // The promptlib catalogue format (docs/catalogue-format.md): one JSON object with `format`,
 // `version`, and optional `categories`, `prompts` and `skills` arrays. The whole file is one
-// transaction: any error, and nothing is written.
+// transaction: any error, and nothing is written. A prompt's title, description and content and a
+// skill's description and instructions are kept exactly (fields.ts, `exact`).
 import { type Db, writeTransaction } from '../../../db/client'
 import { createSkillStore, type SkillInput } from '../../skills/store'
 import { createCatalogueStore, type CategoryInput, type PromptInput, type SubcategoryInput } from '../store'
 import { UUID } from '../text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
+import { findJsonSyntaxError } from './json-syntax'
 import { newReport, type FileReport, type Progress } from './report'
+import { invalidBytes, lineAndColumn } from './utf8'
 
 export const CATALOGUE_FORMAT = 'promptlib-catalogue'
 export const CATALOGUE_VERSION = 1
@@ -26,13 +29,25 @@ export interface JsonImportOptions {
   now?: number
 }
 
+/** A catalogue file's text (from readUtf8File: bytes that were not UTF-8 are lone surrogates in it). */
 export function importCatalogueText(db: Db, text: string, opts: Omit<JsonImportOptions, 'text'>): FileReport {
+  const report = newReport(opts.file, 'json')
+  const fail = (line: number | null, message: string) => void report.errors.push({ file: opts.file, line, message })
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  // Before parsing, such bytes can only be located by line and column: the file is refused.
+  const bytes = invalidBytes(json)
+  for (const { line, column } of bytes) fail(line, `column ${column}: bytes that are not valid UTF-8 (the file must be UTF-8)`)
+  if (bytes.length > 0) return report
   let data: unknown
   try {
-    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+    data = JSON.parse(json)
   } catch (error) {
-    const report = newReport(opts.file, 'json')
-    report.errors.push({ file: opts.file, line: null, message: `not valid JSON: ${(error as Error).message}` })
+    const syntax = findJsonSyntaxError(json)
+    if (!syntax) fail(null, `not valid JSON: ${(error as Error).message}`)
+    else {
+      const { line, column } = lineAndColumn(json, syntax.index)
+      fail(line, `not valid JSON: column ${column}: ${syntax.message}`)
+    }
     return report
   }
   return importCatalogueData(db, data, { ...opts, text })
@@ -73,6 +88,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
       const line = () => lineOf(name, index)
       if (!isRecord(raw)) return void fail(line(), `${name}[${index}] must be an object`)
       const reader = new RecordReader(raw, known)
+      reader.refuseLoneSurrogates()
       const value = parse(reader, index)
       for (const message of reader.warnings) warn(line(), `${name}[${index}]: ${message}`)
       for (const message of reader.errors) fail(line(), `${name}[${index}]: ${message}`)
@@ -110,15 +126,14 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
     const rawId = r.record.id
     const id = typeof rawId === 'string' && UUID.test(rawId) ? rawId.toLowerCase() : null
     if (id === null) r.errors.push('"id" must be a UUID such as 3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f')
-    const title = r.text('title', { required: true, max: LIMITS.title })
-    const description = r.text('description', { max: LIMITS.description, fallback: '' })
+    const title = r.text('title', { required: true, max: LIMITS.title, exact: true })
+    const description = r.text('description', { max: LIMITS.description, fallback: '', exact: true })
     const categoryId = r.slug('category', { required: true })
     const subcategoryId = r.slug('subcategory')
     const tags = r.tags('tags')
-    const content = r.text('content', { required: true, max: LIMITS.content, verbatim: true })
+    const content = r.text('content', { required: true, max: LIMITS.content, exact: true })
     const createdAt = r.timestamp('created_at')
     const updatedAt = r.timestamp('updated_at')
-    if (content !== null && content.trim() === '') r.errors.push('"content" must not be empty')
     if (id === null || title === null || categoryId === null || content === null) return null
     return { id, title, description: description ?? '', categoryId, subcategoryId, tags, content, createdAt, updatedAt }
   })
@@ -128,7 +143,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
     const id = r.slug('id') ?? name
     if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
     if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
-    const description = r.text('description', { required: true, max: 100_000 })
+    const description = r.text('description', { required: true, max: 100_000, exact: true })
     if (description !== null && description.length > LIMITS.skillDescription) r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
     const skill = {
       category: r.slug('category') ?? 'general',
@@ -138,7 +153,7 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
       metadata: r.stringMap('metadata'),
       allowedTools: r.strings('allowed_tools'),
       files: r.strings('files'),
-      instructions: r.text('instructions', { required: true, max: LIMITS.content, verbatim: true }),
+      instructions: r.text('instructions', { required: true, max: LIMITS.content, exact: true }),
     }
     if (name === null || description === null || skill.instructions === null) return null
     return { ...skill, id: name, name, description, instructions: skill.instructions }

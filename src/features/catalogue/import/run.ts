@@ -1,12 +1,13 @@
 // `promptlib import PATH…`: picks the importer by what each path is (a .json file, a .csv file,
 // a skill folder or a folder of skill folders) and reports on every file.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { extname } from 'node:path'
 import type { Db } from '../../../db/client'
 import { importPromptsCsv } from './csv'
 import { importCatalogueText } from './json'
 import { newReport, type FileReport, type Progress } from './report'
 import { importSkillFolder, isDirectory, skillFolders } from './skills-folder'
+import { readUtf8File } from './utf8'
 
 export interface ImportOptions {
   category?: string
@@ -46,7 +47,7 @@ export function importPaths(db: Db, paths: string[], opts: ImportOptions = {}): 
     }
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
+      text = readUtf8File(path)
     } catch (error) {
       const report = newReport(path, extension === '.json' ? 'json' : 'csv')
       report.errors.push({ file: path, line: null, message: `cannot read: ${(error as Error).message}` })

@@ -2,16 +2,18 @@
 // SKILL.md starts with YAML front matter (parsed with the `yaml` package: block scalars occur)
 // whose keys are name, description, license, compatibility, metadata, allowed-tools; the body is
 // the instructions; the folder's other files are listed on the skill. Missing or malformed
-// name/description is an error; rules that published skills bend are warnings. Each SKILL.md is
-// its own transaction.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+// name/description is an error; rules that published skills bend are warnings. The description
+// and the body are kept exactly (the body is everything after the closing --- line); NUL or bytes
+// that are not UTF-8 refuse the skill with their line. Each SKILL.md is its own transaction.
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import { parseDocument } from 'yaml'
 import { type Db, writeTransaction } from '../../../db/client'
 import { createSkillStore, type SkillInput } from '../../skills/store'
-import { cleanText, isSlug, normaliseTags } from '../text'
+import { cleanText, isSlug, normaliseTags, unstorable } from '../text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { newReport, type FileReport } from './report'
+import { invalidBytes, readUtf8File } from './utf8'
 
 export const SKILL_FILE = 'SKILL.md'
 const KNOWN_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']
@@ -71,12 +73,15 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
 
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    text = readUtf8File(file)
   } catch (error) {
     fail(null, `cannot read: ${(error as Error).message}`)
     return report
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  const bytes = invalidBytes(text)
+  for (const { line, column } of bytes) fail(line, `column ${column}: bytes that are not valid UTF-8 (the file must be UTF-8)`)
+  if (bytes.length > 0) return report
   const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text)
   if (!match) {
     fail(1, 'SKILL.md must start with YAML front matter between two "---" lines')
@@ -98,6 +103,7 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
     return i === -1 ? 1 : i + 2
   }
   const r = new RecordReader(front, KNOWN_KEYS)
+  r.refuseLoneSurrogates() // from YAML escapes ("\ud800"); bytes that are not UTF-8 were refused above
   for (const message of r.warnings) warn(1, message)
   const reported = r.warnings.length
 
@@ -108,7 +114,9 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
   else if (name !== basename(folder)) warn(keyLine('name'), `"name" (${name}) differs from the folder name (${basename(folder)}); the skill is stored as "${name}"`)
 
   const description = front.description
+  const descriptionNul = typeof description === 'string' ? unstorable(description, { surrogates: false }) : null
   if (typeof description !== 'string' || description.trim() === '') fail(keyLine('description'), '"description" is required: what the skill does and when to use it')
+  else if (descriptionNul) fail(keyLine('description'), `"description" ${descriptionNul.problem}`)
   else {
     if (description.length > LIMITS.skillDescription) warn(keyLine('description'), `"description" is ${description.length} characters; the limit is ${LIMITS.skillDescription}`)
     if (/[<>]/.test(description)) warn(keyLine('description'), '"description" contains angle brackets (< or >), which the Agent Skills rules do not allow')
@@ -122,8 +130,13 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
   if (typeof toolsRaw === 'string') allowedTools = splitAllowedTools(toolsRaw)
   else if (Array.isArray(toolsRaw) && toolsRaw.every((t) => typeof t === 'string')) allowedTools = toolsRaw.map((t) => cleanText(t).trim()).filter(Boolean)
   else if (toolsRaw !== undefined && toolsRaw !== null) warn(keyLine('allowed-tools'), '"allowed-tools" must be a string or a list of strings; ignored')
-  for (const m of r.errors) fail(1, m)
+  // The reader's messages start with the field they are about: "license" must be a string, …
+  for (const m of r.errors) fail(keyLine(/^"([^".[]+)/.exec(m)?.[1] ?? ''), m)
   for (const m of r.warnings.slice(reported)) warn(1, m)
+  const body = text.slice(match[0].length)
+  const bodyLine = match[0].split('\n').length // the line after the closing ---
+  const bodyNul = unstorable(body, { surrogates: false })
+  if (bodyNul) fail(bodyLine + (body.slice(0, bodyNul.index).match(/\n/g)?.length ?? 0), `"instructions" ${bodyNul.problem}`)
   if (report.errors.length > 0) return report
 
   let category = opts.category ?? metadata?.category ?? 'general'
@@ -132,13 +145,12 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
     category = 'general'
   }
   const tags = metadata?.tags ? normaliseTags(metadata.tags.split(/[,\s]+/)) : []
-  const instructions = cleanText(text.slice(match[0].length)).trim()
-  if (instructions === '') warn(null, 'the instructions (the body after the front matter) are empty')
+  if (body.trim() === '') warn(null, 'the instructions (the body after the front matter) are empty')
 
   const skill: SkillInput = {
     id: name as string,
     name: name as string,
-    description: cleanText((description as string).trim()),
+    description: description as string,
     category,
     tags,
     license,
@@ -146,7 +158,7 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
     allowedTools,
     metadata,
     files: listFiles(folder, report, file),
-    instructions,
+    instructions: body,
   }
   writeTransaction(db, () => {
     report[createSkillStore(db).upsertSkill(skill, opts.now)]++

@@ -1,195 +1,209 @@
-// The shared "brief": what every section-based mode says about role, context, task, rules and
-// output. Renderers only decide layout, so the modes stay consistent with each other.
+// The shared "brief": the prompt's parts (role, context, task, rules, examples, output form) in
+// the user's own words, plus the few additions every section-based mode may make. Additions are
+// conservative: they restate what the prompt asks for (labels, form, length, tone, language),
+// or add a rule that follows from the task type and cannot contradict the prompt. Nothing is
+// left for the user to fill in; nothing that is missing is guessed.
 import type { PromptAnalysis } from './analyze'
+import { inferRole } from './domain'
+import type { Section, SectionKind } from './sections'
 import type { Segment } from './structure'
-
-export const PLACEHOLDERS = {
-  audience: '[specify audience, e.g. beginners, executives, my team]',
-  purpose: '[specify what the result will be used for]',
-  context: '[add background: who this is for, what already exists, and anything the answer must take into account]',
-  tone: '[specify tone, e.g. friendly, formal, persuasive]',
-  length: '[specify length, e.g. about 300 words or 5 bullet points]',
-  format: '[specify the output format, e.g. bullet list, table, JSON, email]',
-  deliverable: '[specify the deliverable]',
-  codeLanguage: '[specify language, runtime and version]',
-} as const
-
-export const ASSUMPTION_NOTE =
-  'If a [bracketed placeholder] is still unfilled, make a reasonable assumption, state it in one line, and continue.'
+import { PROSE_DELIVERABLE, type TaskType } from './tasks'
 
 export interface Brief {
-  role: string
-  /** context segments verbatim (pasted material, background, code) */
+  /** the role to render: the user's own, verbatim, or one inferred when the prompt has none */
+  role: string | null
+  /** whether `role` is the user's (modes that only clarify never add an inferred one) */
+  userRole: boolean
   context: string[]
-  /** task segments verbatim; the first holds the main task */
   task: string[]
-  audience: string
-  purpose: string
-  /** noun phrase for what to produce: "a blog post", "a clear explanation" */
-  deliverable: string
-  /** one item per rule; rule blocks the user wrote are kept whole (and may span lines) */
-  constraints: string[]
-  outputFormat: string
+  examples: string[]
+  /** the user's rules, verbatim (whole rule blocks, and rules found inside task sentences) */
+  userRules: string[]
+  /** rules that follow from the task and the prompt's own requests */
+  addedRules: string[]
+  /** the user's own output section, verbatim, if the prompt has one */
+  userOutput: string | null
+  /** what the answer must look like, restated from the prompt (labels, form, length) */
+  output: string[]
+  /** "Audience: …", "Purpose: …" when the prompt states them */
+  facts: string[]
 }
 
-interface VerbIntent {
-  deliverable: string
-  shape: string | null
+const TASK_ROLES: Partial<Record<TaskType, string>> = {
+  classify: 'You are a careful annotator who labels every item consistently and follows the labelling rules exactly.',
+  extract: 'You are a meticulous data-extraction specialist who copies values exactly and never guesses.',
+  summarize: 'You are an expert editor who writes faithful, concise summaries.',
+  translate: 'You are a professional translator who writes accurate, natural translations.',
+  rate: 'You are a careful, consistent evaluator who applies the given scale exactly as defined.',
+  rewrite: 'You are a skilled editor who improves wording without changing the meaning.',
+  solve: 'You are a careful problem solver who reasons step by step and checks every result.',
+}
+const CREATIVE_WRITER = 'You are a skilled creative writer with a strong ear for language and imagery.'
+const WRITER = 'You are a skilled writer who writes clear, well-judged text in the right tone for its reader.'
+const SQL_ROLE = 'You are an experienced database engineer who writes correct, efficient SQL.'
+const TECHNICAL_WRITER = 'You are a software engineer and experienced technical writer who explains technical topics accurately and in plain language.'
+
+function inferredRole(analysis: PromptAnalysis): string {
+  const byTask = TASK_ROLES[analysis.taskType]
+  if (byTask) return byTask
+  if (analysis.domain === 'code' && analysis.programmingLanguage === 'SQL') return SQL_ROLE
+  if (FICTION.test(analysis.taskSentence)) return CREATIVE_WRITER
+  const prose = PROSE_DELIVERABLE.test(analysis.deliverable ?? '')
+  if (analysis.domain === 'code' && prose) return TECHNICAL_WRITER
+  if (prose && analysis.domain !== 'marketing') return WRITER
+  return inferRole(analysis.domain)
 }
 
-const intent = (verbs: string, deliverable: string, shape: string | null) =>
-  verbs.split(' ').map((verb) => [verb, { deliverable, shape }] as const)
-
-const VERB_INTENTS: ReadonlyMap<string, VerbIntent> = new Map([
-  ...intent('explain describe define teach', 'a clear explanation',
-    'A direct answer first, then an explanation that builds up from the basics, with one concrete example.'),
-  ...intent('summarize summarise condense', 'a faithful, concise summary',
-    'The main point in one sentence, then the key supporting points as bullets.'),
-  ...intent('translate', 'an accurate, natural translation',
-    'Only the translated text, keeping the original formatting, names, numbers and placeholders.'),
-  ...intent('fix debug troubleshoot', 'a fix for the problem',
-    'The root cause in one or two sentences, then the corrected code in a fenced block, then how to verify the fix.'),
-  ...intent('refactor optimize optimise', 'an improved version with unchanged behaviour',
-    'The revised code in a fenced block, then a short list of what changed and why.'),
-  ...intent('review critique audit assess evaluate', 'a review with concrete, prioritised findings',
-    'Findings ordered by severity; for each one: the issue, why it matters, and a concrete fix.'),
-  ...intent('analyze analyse investigate research', 'an analysis with evidence-backed findings',
-    'Key findings first, then the supporting evidence, then implications or recommendations.'),
-  ...intent('compare', 'a comparison on explicit criteria',
-    'A one-line verdict, then a table comparing the options on named criteria, then when to choose each.'),
-  ...intent('list brainstorm suggest recommend propose name', 'a list of options',
-    'A numbered list; each item followed by a one-line rationale.'),
-  ...intent('plan outline organize organise', 'a step-by-step plan',
-    'Numbered steps or phases, each with its goal and any dependencies.'),
-  ...intent('extract parse', 'the extracted information',
-    'One entry per item found, in a consistent structure; mark missing values as null.'),
-  ...intent('classify categorize categorise label tag score rank', 'a labelled result for each item',
-    'One label per item from [list the allowed labels], with a one-line justification.'),
-  ...intent('calculate compute solve estimate prove', 'the result with the working shown',
-    'The working step by step, then the final result on its own line.'),
-  ...intent('rewrite rephrase paraphrase edit proofread polish improve simplify shorten expand revise',
-    'an improved version of the text', 'Only the revised text, then (if useful) a short list of the main changes.'),
-  ...intent('build implement develop code design', 'a working implementation', null),
-  ...intent('write draft compose craft create generate make produce prepare', 'the requested piece', null),
-])
-
-/** Verbs whose result is prose about code, even when the prompt mentions "code". */
-const ABOUT_CODE_VERBS = new Set(['review', 'critique', 'audit', 'assess', 'evaluate', 'explain', 'describe', 'analyze', 'analyse', 'compare', 'summarize', 'summarise', 'fix', 'debug', 'troubleshoot', 'refactor'])
-
-const CODE_SHAPE =
-  'Code in a fenced block tagged with its language, followed by a short explanation of the key decisions and how to run or use it.'
-const QUESTION_SHAPE = 'A direct answer in the first sentence, followed by a short explanation and, where useful, an example.'
-const CODE_QUESTION_SHAPE =
-  'A direct answer in the first sentence, then a minimal code example (or the corrected code) in a fenced block, then a short explanation.'
-
-function verbIntent(analysis: PromptAnalysis): VerbIntent | undefined {
-  return analysis.taskVerb ? VERB_INTENTS.get(analysis.taskVerb) : undefined
+/** The form of the answer when the prompt does not state one, by task type. */
+const DEFAULT_OUTPUT: Partial<Record<TaskType, string>> = {
+  summarize: 'Lead with the main point, then the key supporting details.',
+  extract: 'One entry per item found, all in the same structure.',
+  translate: 'Only the translation, with the formatting of the original.',
+  review: 'Findings ordered by severity; for each, the issue, why it matters and a concrete fix.',
+  debug: 'The cause in a sentence or two, then the corrected code, then how to check the fix.',
+  code: 'The code in a fenced block tagged with its language, then a short note on how to use it.',
+  answer: 'A direct answer first, then a short explanation.',
+  solve: 'The working step by step, then the result on its own line.',
+  compare: 'A one-line verdict, then the differences that matter, then when to choose each.',
+  plan: 'The steps in order, each with what it achieves.',
 }
 
-/** The requested format decides the output, unless it is code that the task only talks about. */
-function formatWins(analysis: PromptAnalysis): boolean {
-  if (!analysis.format) return false
-  if (analysis.format.kind !== 'code') return true
-  // "Here is my code. Why does it crash?" mentions code; the answer is an explanation.
-  if (analysis.taskKind === 'question') return false
-  return !(ABOUT_CODE_VERBS.has(analysis.taskVerb ?? '') && verbIntent(analysis)?.shape)
-}
+export const ONLY_THE_ANSWER = 'Give only what the request asks for, with nothing before or after it.'
 
-export function describeDeliverable(analysis: PromptAnalysis): string {
-  if (analysis.format && formatWins(analysis)) return analysis.format.label
-  const fromVerb = verbIntent(analysis)
-  if (fromVerb) return fromVerb.deliverable
-  if (analysis.taskKind === 'question') return 'a direct, accurate answer to the question'
-  return PLACEHOLDERS.deliverable
-}
+const TASK_RULES: Partial<Record<TaskType, string>> = {
+  summarize: 'Use only what the source says; keep names, numbers and dates exactly as written.',
+  extract: 'Copy values exactly as they appear; never guess a value the text does not give.',
+  translate: 'Keep names, numbers, code and template placeholders unchanged.',
 
-/** How the answer should look. Format shapes name the deliverable; other shapes get a "Deliver …" lead. */
-export function describeOutputFormat(analysis: PromptAnalysis): string {
-  if (analysis.format && formatWins(analysis)) return analysis.format.shape
-  const shape = verbIntent(analysis)?.shape ?? fallbackShape(analysis)
-  const deliverable = describeDeliverable(analysis)
-  return deliverable === PLACEHOLDERS.deliverable ? shape : `Deliver ${deliverable}. ${shape}`
+  debug: 'Find the root cause before proposing a fix.',
+  review: 'Point to the exact line or passage behind each finding.',
+  solve: 'Check the result before giving it.',
 }
-
-function fallbackShape(analysis: PromptAnalysis): string {
-  if (analysis.taskKind === 'question') return analysis.domain === 'code' ? CODE_QUESTION_SHAPE : QUESTION_SHAPE
-  if (analysis.domain === 'code') return CODE_SHAPE
-  return PLACEHOLDERS.format
-}
-
-/** Prose deliverables need a tone and a length; code and data mostly do not. */
-export function isProseTask(analysis: PromptAnalysis): boolean {
-  if (analysis.format) return analysis.format.kind === 'prose' || analysis.format.kind === 'list'
-  return !['code', 'data', 'math'].includes(analysis.domain)
-}
-
-const DOMAIN_RULES: Partial<Record<PromptAnalysis['domain'], string>> = {
-  code: 'Prefer the standard library and existing dependencies; handle errors and edge cases explicitly.',
-  data: 'State your assumptions about the data and show how each figure was derived.',
-  math: 'Show every step and check the final result.',
-  research: 'Support each factual claim with a source and flag anything uncertain.',
-}
+/** Task types whose answers state facts, where inventing one does harm. */
+const FACTUAL = new Set<TaskType>(['summarize', 'answer', 'compare', 'review', 'rewrite', 'plan', 'write', 'generic'])
+const FICTION = /\b(?:poem|poems|haiku|story|stories|fiction|lyrics|limerick|sonnet|joke|jokes|novel|fairy tale|screenplay|riddle)\b/i
+/** Code that runs as a program, where error handling belongs (not a regex or a query). */
+const PROGRAM = /\b(?:function|functions|script|program|class|module|component|endpoint|service|api|app|cli|tool|library|handler|tests?)\b/i
 const NO_INVENTION = 'Do not invent facts, figures or quotes; if something is unknown, say so.'
-const FICTION_FORMATS = new Set(['poem', 'story', 'script'])
-/** Verbs whose result is code, so a language and engineering rules apply. */
-const CODE_PRODUCING_VERBS = new Set([
-  'build', 'code', 'create', 'debug', 'develop', 'fix', 'generate', 'implement', 'make', 'migrate', 'optimize', 'optimise', 'port',
-  'refactor', 'rewrite', 'test', 'troubleshoot', 'write',
-])
 
-/** Whether the answer will contain code (not merely discuss it, as in "Compare React and Vue"). */
-function producesCode(analysis: PromptAnalysis): boolean {
-  if (analysis.domain !== 'code') return false
-  return analysis.format?.kind === 'code' || analysis.hasCodeBlock || CODE_PRODUCING_VERBS.has(analysis.taskVerb ?? '')
-}
-
-export function buildConstraints(analysis: PromptAnalysis): string[] {
-  const lengths = new Set(analysis.lengths.map(normaliseRule))
-  const rules: string[] = [
-    ...segmentsOf(analysis.segments, 'constraint'),
-    ...analysis.constraintClauses.filter((clause) => !lengths.has(normaliseRule(clause))),
-  ]
-  const prose = isProseTask(analysis)
-  // A length the user already wrote as a rule ("Keep it under 30 words") is not repeated.
-  const userRules = rules.join('\n').toLowerCase()
-  const newLengths = analysis.lengths.filter((length) => !userRules.includes(length.toLowerCase()))
-  if (newLengths.length > 0) rules.push(`Length: ${newLengths.join('; ')}.`)
-  else if (prose && analysis.lengths.length === 0) rules.push(`Length: ${PLACEHOLDERS.length}.`)
-  if (analysis.tones.length > 0) rules.push(`Tone: ${analysis.tones.join(', ')}.`)
-  else if (prose) rules.push(`Tone: ${PLACEHOLDERS.tone}.`)
-  const code = producesCode(analysis)
-  if (code) rules.push(`Language/stack: ${analysis.programmingLanguage ?? PLACEHOLDERS.codeLanguage}.`)
-  if (analysis.nonLatinScript) rules.push('Reply in the same language as the request.')
-  const domainRule = DOMAIN_RULES[analysis.domain]
-  if (domainRule && (code || analysis.domain !== 'code')) rules.push(domainRule)
-  if (!code && !FICTION_FORMATS.has(analysis.format?.id ?? '')) rules.push(NO_INVENTION)
-  return rules
-}
-
-/** Lower-cased without trailing punctuation, for comparing rules ("At most 5 words." = "at most 5 words"). */
-function normaliseRule(rule: string): string {
-  let end = rule.length
-  while (end > 0 && '.!; \t\n'.includes(rule[end - 1] ?? '')) end--
-  return rule.slice(0, end).toLowerCase()
-}
-
-export function segmentsOf(segments: readonly Segment[], kind: Segment['kind']): string[] {
-  return segments.filter((segment) => segment.kind === kind).map((segment) => segment.text)
+const STRUCTURE_KINDS: Record<SectionKind, keyof Pick<Brief, 'context' | 'task' | 'examples' | 'userRules'> | 'role' | 'output'> = {
+  role: 'role',
+  context: 'context',
+  other: 'context',
+  task: 'task',
+  constraints: 'userRules',
+  output: 'output',
+  examples: 'examples',
 }
 
 export function buildBrief(analysis: PromptAnalysis): Brief {
-  const userRole = segmentsOf(analysis.segments, 'role')
-  return {
-    // A persona the user wrote is theirs to keep; otherwise infer one from the domain.
-    role: userRole.length > 0 ? userRole.join('\n\n') : analysis.inferredRole,
-    context: segmentsOf(analysis.segments, 'context'),
-    task: segmentsOf(analysis.segments, 'task'),
-    audience: analysis.audience ?? PLACEHOLDERS.audience,
-    purpose: analysis.purpose ?? PLACEHOLDERS.purpose,
-    deliverable: describeDeliverable(analysis),
-    constraints: buildConstraints(analysis),
-    outputFormat: describeOutputFormat(analysis),
+  const brief: Brief = {
+    role: null,
+    userRole: analysis.userRole !== null,
+    context: [],
+    task: [],
+    examples: [],
+    userRules: [],
+    addedRules: addedRules(analysis),
+    userOutput: null,
+    output: [],
+    facts: facts(analysis),
   }
+  if (analysis.sectioned) fromSections(brief, analysis.sectioned.sections)
+  else if (keepsOrder(analysis)) brief.task.push(analysis.text) // examples and a final slot stay as written
+  else fromSegments(brief, analysis)
+  if (brief.role === null && analysis.userRole === null) brief.role = inferredRole(analysis)
+  brief.output = outputLines(analysis, brief.userOutput !== null)
+  return brief
+}
+
+/** Prompts whose order carries meaning (examples, then a slot to fill) are kept whole. */
+export function keepsOrder(analysis: PromptAnalysis): boolean {
+  return !analysis.sectioned && (analysis.hasExamples || analysis.endsInSlot)
+}
+
+function fromSections(brief: Brief, sections: readonly Section[]) {
+  const hasTask = sections.some((section) => section.kind === 'task')
+  for (const section of sections) {
+    const place = section.heading === null && !hasTask ? 'task' : STRUCTURE_KINDS[section.kind]
+    // A section under a generic name keeps its heading: "## Diff" says what the material is.
+    const named = section.heading !== null && (section.kind === 'other' || !/^(?:context|background)$/i.test(section.heading))
+    switch (place) {
+      case 'role':
+        brief.role = section.body
+        break
+      case 'output':
+        brief.userOutput = brief.userOutput ? `${brief.userOutput}\n\n${section.body}` : section.body
+        break
+      case 'context':
+        brief.context.push(named ? section.text : section.body)
+        break
+      case 'examples':
+        brief.examples.push(section.body)
+        break
+      default:
+        brief[place].push(section.body)
+    }
+  }
+}
+
+function fromSegments(brief: Brief, analysis: PromptAnalysis) {
+  const of = (kind: Segment['kind']) => analysis.segments.filter((segment) => segment.kind === kind).map((segment) => segment.text)
+  const roles = of('role')
+  if (roles.length > 0) brief.role = roles.join('\n\n')
+  brief.context = of('context')
+  brief.task = of('task')
+  const rules = of('constraint')
+  const written = rules.join('\n').toLowerCase()
+  // A length restated under the output form is not repeated as a rule.
+  // So is a clause that names the labels: the output form lists them.
+  const restated = (clause: string) => {
+    const lower = clause.toLowerCase()
+    return written.includes(lower) || analysis.lengths.some((length) => lower.includes(length.toLowerCase())) ||
+      analysis.labels.filter((label) => clause.includes(label)).length >= 2
+  }
+  brief.userRules = [...rules, ...analysis.constraintClauses.filter((clause) => !restated(clause))]
+}
+
+function facts(analysis: PromptAnalysis): string[] {
+  const lines: string[] = []
+  if (analysis.audience) lines.push(`Audience: ${analysis.audience}`)
+  if (analysis.purpose) lines.push(`Purpose: ${analysis.purpose}`)
+  return lines
+}
+
+function addedRules(analysis: PromptAnalysis): string[] {
+  const rules: string[] = []
+  if (analysis.labels.length > 0 && analysis.perItem) rules.push('Label every item; never skip one.')
+  const byTask = TASK_RULES[analysis.taskType]
+  if (byTask) rules.push(byTask)
+  if (analysis.taskType === 'code' && PROGRAM.test(analysis.taskSentence)) rules.push('Handle errors and edge cases explicitly.')
+  if (FACTUAL.has(analysis.taskType) && !FICTION.test(analysis.text.slice(0, 2000))) rules.push(NO_INVENTION)
+  if (analysis.tones.length > 0) rules.push(`Tone: ${analysis.tones.join(', ')}.`)
+  return rules
+}
+
+function outputLines(analysis: PromptAnalysis, hasUserOutput: boolean): string[] {
+  const lines: string[] = []
+  const { labels, output } = analysis
+  if (labels.length > 0) {
+    lines.push(`${analysis.perItem ? 'For each item, exactly' : 'Exactly'} one of these labels, written exactly as shown: ${labels.join(', ')}.`)
+  }
+  const list = (phrases: readonly string[]) => phrases.map((phrase) => phrase.replace(/[.;,:]+$/, '')).join('; ')
+  // An output section of the prompt's own already says these in the user's words.
+  if (!hasUserOutput && output.phrases.length > 0) lines.push(`Format: ${list(output.phrases)}.`)
+  if (!hasUserOutput && output.lengths.length > 0) lines.push(`Length: ${list(output.lengths)}.`)
+  if (output.kinds.includes('json')) lines.push('The JSON must be valid, so that it parses as it is.')
+  if (output.kinds.includes('csv')) lines.push('The CSV must be valid: quote any field that contains a comma.')
+  if (output.kinds.includes('yaml')) lines.push('The YAML must be valid, so that it parses as it is.')
+  if (output.exclusive) lines.push(ONLY_THE_ANSWER)
+  else if (labels.length === 0 && output.phrases.length === 0 && !hasUserOutput && !analysis.hasExamples) {
+    const shape = DEFAULT_OUTPUT[analysis.taskType]
+    if (shape) lines.push(shape)
+  }
+  // The scaffolding around the prompt is English; the answer stays in the user's language.
+  if (analysis.language && analysis.taskType !== 'translate') lines.push(`Answer in ${analysis.language}.`)
+  return lines
 }
 
 /** Renders rules as a Markdown list; multi-line rule blocks the user wrote stay as written. */
@@ -197,12 +211,17 @@ export function bulletList(items: readonly string[]): string {
   return items.map((item) => (item.includes('\n') ? item : `- ${item}`)).join('\n')
 }
 
-/** Whether the generated scaffolding asks the user for something ("[specify …]", "[add …]"). */
-export function hasPlaceholder(text: string): boolean {
-  return /\[(?:specify|add|list) /.test(text)
-}
-
 /** Joins the non-empty parts with blank lines. */
 export function paragraphs(...parts: readonly (string | null | undefined | false)[]): string {
   return parts.filter((part): part is string => typeof part === 'string' && part !== '').join('\n\n')
+}
+
+/** The brief's rules, the user's first. */
+export function allRules(brief: Brief): string[] {
+  return [...brief.userRules, ...brief.addedRules]
+}
+
+/** The output section's body: the user's own words first, then what the rewrite restates. */
+export function outputBody(brief: Brief): string {
+  return paragraphs(brief.userOutput, brief.output.join('\n'))
 }

@@ -1,5 +1,4 @@
 // Which field a prompt belongs to, and the expert persona that suits it.
-import type { OutputFormat } from './formats'
 
 export type Domain = 'code' | 'data' | 'math' | 'marketing' | 'research' | 'education' | 'business' | 'writing' | 'general'
 
@@ -36,29 +35,31 @@ const DOMAIN_KEYWORDS: readonly (readonly [Domain, ReadonlySet<string>])[] = [
     story`)],
 ]
 
+/**
+ * Words that often mean something else ("discount code", "error in my invoice", "product"):
+ * they count half, so one of them alone does not decide the domain.
+ */
+const AMBIGUOUS = keywords(`
+  code error exception server library copy product sales launch brand data
+  average paper study course learn budget company meeting story character paragraph percent proof`)
+
 // One lookup per word instead of one per word and domain.
 const DOMAINS_BY_WORD = new Map<string, Domain[]>()
 for (const [domain, words] of DOMAIN_KEYWORDS) {
   for (const word of words) DOMAINS_BY_WORD.set(word, [...(DOMAINS_BY_WORD.get(word) ?? []), domain])
 }
 
-const WRITING_FORMATS = new Set(['blog-post', 'essay', 'story', 'poem', 'letter', 'cover-letter', 'email', 'script', 'markdown'])
-
-/** Keyword vote over the prompt's words; code fences and a requested format add weight. */
-export function detectDomain(words: readonly string[], hasCodeBlock: boolean, format: OutputFormat | null): Domain {
+/** Keyword vote over the prompt's words; a code fence adds weight. */
+export function detectDomain(words: readonly string[], hasCodeBlock: boolean): Domain {
   const scores = new Map<Domain, number>()
   const add = (domain: Domain, points: number) => scores.set(domain, (scores.get(domain) ?? 0) + points)
   for (const word of words) {
-    for (const domain of DOMAINS_BY_WORD.get(word) ?? []) add(domain, 1)
+    for (const domain of DOMAINS_BY_WORD.get(word) ?? []) add(domain, AMBIGUOUS.has(word) ? 1 : 2)
   }
-  if (hasCodeBlock) add('code', 3)
-  if (format?.kind === 'code') add('code', 2)
-  if (format?.kind === 'data') add('data', 1)
-  // The deliverable outweighs a passing keyword: a cover letter "for a data analyst role" is writing.
-  if (format && WRITING_FORMATS.has(format.id)) add('writing', 2)
+  if (hasCodeBlock) add('code', 6)
 
   let best: Domain = 'general'
-  let bestScore = 0
+  let bestScore = 1 // below two points (one ambiguous word) the prompt is general
   for (const [domain] of DOMAIN_KEYWORDS) {
     const score = scores.get(domain) ?? 0
     if (score > bestScore) {
@@ -81,16 +82,7 @@ const ROLES: Record<Domain, string> = {
   general: 'You are an expert assistant with broad knowledge who gives accurate, well-organised answers.',
 }
 
-const TECHNICAL_WRITER =
-  'You are a senior software engineer and experienced technical writer who explains technical topics accurately and in plain language.'
-
-/** The persona for the prompt; technical subjects in prose formats get a technical writer. */
-export function inferRole(domain: Domain, format: OutputFormat | null, mentionsCode: boolean): string {
-  if ((domain === 'writing' || domain === 'code') && mentionsCode && format?.kind === 'prose') return TECHNICAL_WRITER
+/** The persona for a prompt that gives none. */
+export function inferRole(domain: Domain): string {
   return ROLES[domain]
-}
-
-/** Whether any code keyword appears, used to spot technical writing ("a blog post about Rust"). */
-export function mentionsCode(words: readonly string[]): boolean {
-  return words.some((word) => DOMAINS_BY_WORD.get(word)?.includes('code'))
 }

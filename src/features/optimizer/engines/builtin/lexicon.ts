@@ -7,13 +7,13 @@ const words = (list: string): ReadonlySet<string> => new Set(list.trim().split(/
 
 /** Verbs that open an instruction ("write …", "please summarise …"). */
 export const IMPERATIVE_VERBS = words(`
-  act add adapt analyse analyze answer assess audit brainstorm build calculate categorise categorize
+  act add adapt analyse analyze answer assess assign audit brainstorm build calculate categorise categorize
   check choose classify clean code compare compose compute condense configure convert correct craft
-  create critique debug decide define deploy describe design detect develop devise document draft edit
+  create critique debug decide define determine deploy describe design detect develop devise document draft edit
   estimate evaluate expand explain extract fill find fix forecast format generate give help identify
   implement improve install investigate label list make map migrate name optimise optimize organise
   organize outline paraphrase parse plan polish port predict prepare produce proofread propose prove
-  rank recommend refactor rephrase reply research respond restructure review revise rewrite score
+  output pick pull rank rate read recommend refactor rephrase reply research respond restructure return review revise rewrite score select
   shorten show simplify sketch solve sort suggest summarise summarize tag teach tell test train
   transcribe transform translate troubleshoot tune update validate verify write
 `)

@@ -1,6 +1,6 @@
 // Model-Specific: the same brief, laid out with the conventions each model family is trained on.
 import type { PromptAnalysis } from './analyze'
-import { ASSUMPTION_NOTE, type Brief, buildBrief, bulletList, hasPlaceholder, PLACEHOLDERS, paragraphs } from './brief'
+import { allRules, buildBrief, bulletList, outputBody, paragraphs } from './brief'
 import { truncateAtWord } from './text'
 
 export type ModelFamily = 'claude' | 'gpt' | 'gemini' | 'llama' | 'generic'
@@ -18,26 +18,30 @@ export function detectModelFamily(targetModel: string | undefined): ModelFamily 
   return FAMILY_PATTERNS.find(([, pattern]) => pattern.test(name))?.[0] ?? 'generic'
 }
 
-/** Verbs whose answers benefit from visible reasoning before the result. */
-const REASONING_VERBS = new Set(['analyze', 'analyse', 'compare', 'evaluate', 'assess', 'debug', 'fix', 'troubleshoot', 'solve', 'calculate', 'prove', 'plan', 'review', 'investigate'])
+/** Tasks whose answers benefit from visible reasoning before the result. */
+const REASONING_TASKS = new Set(['review', 'debug', 'compare', 'solve', 'plan'])
+const REASONING_VERBS = new Set(['analyze', 'analyse', 'evaluate', 'assess', 'investigate'])
 
-interface Parts extends Brief {
-  contextText: string
-  /** audience and purpose lines */
-  facts: string
-  /** the assumption note, or false when nothing is left to fill in */
-  assumption: string | false
+interface Parts {
+  role: string | null
+  /** context, with audience and purpose when the prompt states them */
+  context: string
+  task: string
+  examples: string
+  rules: string
+  output: string
 }
 
 function partsOf(analysis: PromptAnalysis): Parts {
   const brief = buildBrief(analysis)
-  // Only the generated fields are checked: brackets in the user's own text are not placeholders.
-  const generated = [brief.audience, brief.purpose, brief.outputFormat, ...brief.constraints].join('\n')
+  const rules = allRules(brief)
   return {
-    ...brief,
-    contextText: brief.context.length > 0 ? brief.context.join('\n\n') : PLACEHOLDERS.context,
-    facts: `Audience: ${brief.audience}\nPurpose: ${brief.purpose}`,
-    assumption: (hasPlaceholder(generated) || brief.context.length === 0) && ASSUMPTION_NOTE,
+    role: brief.role,
+    context: paragraphs(brief.context.join('\n\n'), brief.facts.join('\n')),
+    task: brief.task.join('\n\n'),
+    examples: brief.examples.join('\n\n'),
+    rules: rules.length > 0 ? bulletList(rules) : '',
+    output: outputBody(brief),
   }
 }
 
@@ -57,60 +61,51 @@ export function modelSpecificPrompt(analysis: PromptAnalysis, targetModel: strin
   }
 }
 
-const tag = (name: string, body: string) => `<${name}>\n${body}\n</${name}>`
+const tag = (name: string, body: string) => body && `<${name}>\n${body}\n</${name}>`
+const headed = (heading: string, body: string) => body && `${heading}\n${body}`
 
 /** Claude: XML tags separate material from instructions; long context goes first. */
 function claudePrompt(parts: Parts, analysis: PromptAnalysis): string {
-  const needsReasoning = REASONING_VERBS.has(analysis.taskVerb ?? '') || analysis.domain === 'math' || analysis.domain === 'data'
+  const needsReasoning = REASONING_TASKS.has(analysis.taskType) || REASONING_VERBS.has(analysis.taskVerb ?? '') || analysis.domain === 'math'
   return paragraphs(
-    tag('role', parts.role),
-    tag('context', paragraphs(parts.contextText, parts.facts)),
-    tag('instructions', parts.task.join('\n\n')),
-    tag('constraints', bulletList(parts.constraints)),
-    tag('output_format', parts.outputFormat),
-    needsReasoning &&
-      'Think the problem through inside <thinking> tags first, then give only the final result inside <answer> tags.',
-    parts.assumption,
+    parts.role && tag('role', parts.role),
+    tag('context', parts.context),
+    tag('instructions', parts.task),
+    tag('examples', parts.examples),
+    tag('constraints', parts.rules),
+    tag('output_format', parts.output),
+    needsReasoning && 'Think the problem through inside <thinking> tags first, then give only the final result inside <answer> tags.',
   )
 }
 
 /** GPT / OpenAI: standing rules in the system message, the task and its material in the user message. */
 function gptPrompt(parts: Parts): string {
-  const system = paragraphs(
-    parts.role,
-    `# Rules\n${bulletList(parts.constraints)}`,
-    `# Output format\n${parts.outputFormat}`,
-    parts.assumption,
-  )
-  const user = paragraphs(
-    parts.context.length > 0 && `Context:\n"""\n${parts.contextText}\n"""`,
-    `Task:\n${parts.task.join('\n\n')}`,
-    parts.facts,
-  )
-  return `System:\n${system}\n\nUser:\n${user}`
+  const system = paragraphs(parts.role, headed('# Rules', parts.rules), headed('# Output format', parts.output))
+  const user = paragraphs(parts.context && `Context:\n"""\n${parts.context}\n"""`, `Task:\n${parts.task}`, headed('Examples:', parts.examples))
+  return system ? `System:\n${system}\n\nUser:\n${user}` : `User:\n${user}`
 }
 
 /** Gemini: clear headings, material before the task, and the output format stated last. */
 function geminiPrompt(parts: Parts): string {
   return paragraphs(
     parts.role,
-    `# Context\n${paragraphs(parts.contextText, parts.facts)}`,
-    `# Task\n${parts.task.join('\n\n')}`,
-    `# Constraints\n${bulletList(parts.constraints)}`,
-    `# Output format\n${paragraphs(parts.outputFormat, parts.assumption)}`,
+    headed('# Context', parts.context),
+    headed('# Task', parts.task),
+    headed('# Examples', parts.examples),
+    headed('# Constraints', parts.rules),
+    headed('# Output format', parts.output),
   )
 }
 
 /** Llama 3: the chat template's header and end-of-turn markers, ending where the assistant speaks. */
 function llamaPrompt(parts: Parts): string {
-  const system = paragraphs(parts.role, `Rules:\n${bulletList(parts.constraints)}`, `Output format:\n${parts.outputFormat}`, parts.assumption)
-  const user = paragraphs(parts.context.length > 0 && parts.contextText, parts.task.join('\n\n'), parts.facts)
+  const system = paragraphs(parts.role, headed('Rules:', parts.rules), headed('Output format:', parts.output))
+  const user = paragraphs(parts.context, parts.task, headed('Examples:', parts.examples))
   return [
-    '<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n',
-    system,
-    '<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n',
-    user,
-    '<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n',
+    '<|begin_of_text|>',
+    system && `<|start_header_id|>system<|end_header_id|>\n\n${system}<|eot_id|>`,
+    `<|start_header_id|>user<|end_header_id|>\n\n${user}<|eot_id|>`,
+    '<|start_header_id|>assistant<|end_header_id|>\n\n',
   ].join('')
 }
 
@@ -119,11 +114,12 @@ function genericPrompt(parts: Parts, targetModel: string | undefined): string {
   const name = truncateAtWord((targetModel ?? '').replace(/\s+/g, ' ').trim(), 80)
   const subject = name ? `for "${name}"` : '(no target model was given)'
   return paragraphs(
-    `Note: no specific model family was detected ${subject}, so this prompt uses model-neutral formatting. Target a Claude, GPT, Gemini or Llama model for family-specific conventions.`,
-    `ROLE\n${parts.role}`,
-    `CONTEXT\n${paragraphs(parts.contextText, parts.facts)}`,
-    `TASK\n${parts.task.join('\n\n')}`,
-    `CONSTRAINTS\n${bulletList(parts.constraints)}`,
-    `OUTPUT FORMAT\n${paragraphs(parts.outputFormat, parts.assumption)}`,
+    `Note: no specific model family was detected ${subject}, so this prompt uses plain headed sections that suit any model. Target a Claude, GPT, Gemini or Llama model for family-specific conventions.`,
+    headed('ROLE', parts.role ?? ''),
+    headed('CONTEXT', parts.context),
+    headed('TASK', parts.task),
+    headed('EXAMPLES', parts.examples),
+    headed('CONSTRAINTS', parts.rules),
+    headed('OUTPUT FORMAT', parts.output),
   )
 }

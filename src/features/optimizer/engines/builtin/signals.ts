@@ -1,4 +1,4 @@
-// Lexical signals in the prompt: audience, length, tone, purpose, topic and languages.
+// Lexical signals in the prompt: audience, length, tone, purpose and languages.
 // Each detector walks the token list once; phrases are sliced from the original text verbatim.
 import {
   AUDIENCE_NOUNS,
@@ -14,7 +14,7 @@ import {
   PROGRAMMING_LANGUAGES,
   TONE_WORDS,
 } from './lexicon'
-import { type Block, PhraseSet, type Token, type Tokenized, tokenize, truncateAtWord, unique } from './text'
+import { type Block, PhraseSet, type Token, type Tokenized, truncateAtWord, unique } from './text'
 
 const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'our', 'your', 'their', 'his', 'her', 'some', 'all', 'other'])
 const EXPLICIT_AUDIENCE = new PhraseSet([
@@ -97,18 +97,21 @@ export function detectLengths({ text, tokens, words }: Tokenized): string[] {
     const word = words[i] ?? ''
     const hyphenated = /^(\d+)-(word|page|minute|sentence|paragraph|line|character)s?$/.exec(word)
     if (hyphenated) {
-      found.push(`${hyphenated[1]} ${hyphenated[2]}s`)
+      found.push(text.slice(tokens[i]?.start ?? 0, tokens[i]?.end ?? 0)) // "800-word", as written
       continue
     }
     let unitIndex = i + 1
     if (isNumberToken(word) && (words[unitIndex] === 'bullet' || words[unitIndex] === 'short')) unitIndex++
     if (!isNumberToken(word) || !LENGTH_UNITS.has(words[unitIndex] ?? '')) continue
+    // "10 tagline ideas", "3 short bullet points": the whole unit
+    while (unitIndex + 1 < tokens.length && LENGTH_UNITS.has(words[unitIndex + 1] ?? '') && !breaksPhrase(text, tokens[unitIndex]!.end, tokens[unitIndex + 1]!.start)) unitIndex++
     const qualifierStart = findQualifierStart(words, i)
     found.push(text.slice(tokens[qualifierStart]?.start ?? 0, tokens[unitIndex]?.end ?? 0))
     i = unitIndex
   }
   for (let i = 0; i < tokens.length; i++) {
     const word = words[i] ?? ''
+    // "the brief" is a document, not a length.
     // "the brief" is a document, not a length.
     if (LENGTH_WORDS.has(word) && !isNegated(words, i) && !(word === 'brief' && DETERMINERS.has(words[i - 1] ?? ''))) {
       found.push(word)
@@ -136,7 +139,7 @@ export function detectTones({ words }: Tokenized): string[] {
 }
 
 const PURPOSE_OPENERS = new PhraseSet([
-  'so that', 'in order to', 'because', 'the goal is', 'my goal is', 'our goal is', 'the purpose is', 'it will be used',
+  'so that', 'in order to', 'the goal is', 'my goal is', 'our goal is', 'the purpose is', 'it will be used',
   "it'll be used",
 ])
 
@@ -149,31 +152,6 @@ export function detectPurpose({ text, tokens, words }: Tokenized): string | null
     return truncateAtWord(text.slice(start, end === -1 ? undefined : start + end).trim(), 200)
   }
   return null
-}
-
-const TOPIC_OPENERS = new PhraseSet(['about', 'on the topic of', 'regarding', 'covering'])
-const EXPLAIN_VERBS = new Set(['explain', 'describe', 'define', 'teach', 'summarize', 'summarise', 'research', 'compare'])
-// An explained subject may span "in", "and", "of" ("how closures work in JavaScript").
-const EXPLAIN_STOPWORDS = new Set(['for', 'to', 'so', 'because', 'using', 'like', 'as', 'while', 'with'])
-// "Summarize this:" names no topic.
-const NON_TOPICS = new Set(['this', 'that', 'it', 'these', 'those', 'them', 'the following', 'following', 'below', 'the text', 'the text below'])
-
-/** The subject of the task sentence: "… about rust for beginners" → "rust". */
-export function detectTopic(taskSentence: string, taskVerb: string | null): string | null {
-  // The topic sits near the verb; a bounded window keeps this cheap for a 20,000-character sentence.
-  const window = taskSentence.slice(0, 600)
-  const tokens = tokenize(window)
-  const words = tokens.map((token) => token.word)
-  for (let i = 0; i < tokens.length; i++) {
-    const opener = TOPIC_OPENERS.matchAt(words, i)
-    if (!opener) continue
-    const topic = slice(window, phraseAfter(window, tokens, i + opener.length, 8))
-    if (topic && !NON_TOPICS.has(topic.toLowerCase())) return topic
-  }
-  const verbIndex = taskVerb && EXPLAIN_VERBS.has(taskVerb) ? words.indexOf(taskVerb) : -1
-  if (verbIndex === -1) return null
-  const topic = slice(window, phraseAfter(window, tokens, verbIndex + 1, 10, EXPLAIN_STOPWORDS))
-  return topic && !NON_TOPICS.has(topic.toLowerCase()) ? topic : null
 }
 
 /** Target language of a translation: "translate … into Japanese". */
@@ -205,20 +183,4 @@ export function detectProgrammingLanguage(blocks: readonly Block[], { words }: T
 /** `{{name}}` template variables in order of first appearance; they are copied, never rewritten. */
 export function detectVariables(text: string): string[] {
   return unique(text.match(/\{\{[^{}\n]{1,200}\}\}/g) ?? [])
-}
-
-/**
- * True when most letters are outside the Latin script (e.g. Japanese, Russian, Arabic).
- * Counted by code-unit ranges in one pass: general punctuation, symbols and emoji (surrogates)
- * count as neither, which is all this decision needs.
- */
-export function isMostlyNonLatin(text: string): boolean {
-  let latin = 0
-  let other = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 0xc0 && code < 0x250)) latin++
-    else if ((code >= 0x370 && code < 0x2000) || (code >= 0x3040 && code < 0xd800) || (code >= 0xf900 && code < 0xfb00)) other++
-  }
-  return other > latin
 }

@@ -137,12 +137,19 @@ function collectSentences(blocks: readonly Block[]): SentenceRef[] {
 /** The main task: the first instruction, else the first request, question or plain sentence. */
 function pickTask(sentences: readonly SentenceRef[]): SentenceRef | undefined {
   const preference: SentenceKind[] = ['imperative', 'request', 'question', 'other', 'constraint', 'role']
-  for (const kind of preference) {
-    const found = sentences.find((sentence) => sentence.kind === kind)
-    if (found) return found
+  // "Answer with one word." only says how to answer; the task is elsewhere when there is one.
+  const candidates = sentences.filter((sentence) => !ANSWER_FORM.test(sentence.text))
+  for (const pool of [candidates, sentences]) {
+    for (const kind of preference) {
+      const found = pool.find((sentence) => sentence.kind === kind)
+      if (found) return found
+    }
   }
   return undefined
 }
+
+const ANSWER_FORM =
+  /^\W*(?:answer|reply|respond|return|output|format)\s+(?:(?:with|in|only|as|using|exactly|just)\b|[^.!?]*\b(?:only|per line|nothing else)\b)/i
 
 export function analyseStructure(blocks: readonly Block[]): PromptStructure {
   const sentences = collectSentences(blocks)

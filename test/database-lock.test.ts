@@ -1,0 +1,139 @@
+// A database another process holds (an import's long transaction, a stuck script): every command,
+// the server's start included, waits for the lock up to SQLITE_LOCK_TIMEOUT_MS and then exits 1
+// with one line naming the file, never a stack trace.
+import { describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from './support/app'
+import { cli, cliAsync, freePort, startServer } from './support/process'
+
+const fixture = join(import.meta.dir, 'fixtures', 'catalogue-good.json')
+
+function migratedDataDir(): { dir: string; file: string } {
+  const dir = tempDir()
+  expect(cli(['migrate'], { DATA_DIR: dir }).code).toBe(0)
+  return { dir, file: join(dir, 'promptlib.db') }
+}
+
+/** Holds the write lock from another connection, as `promptlib import` does while it writes a file. */
+function holdWriteLock(file: string, { journal, begin }: { journal: 'delete' | 'wal'; begin: 'IMMEDIATE' | 'EXCLUSIVE' }) {
+  const db = new Database(file)
+  db.run(`PRAGMA journal_mode = ${journal}`)
+  db.run(`BEGIN ${begin}`)
+  db.run(`INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('held', 'held@example.com', 'Held', 'free', 1, 1)`)
+  let held = true
+  const release = () => {
+    if (!held) return
+    held = false
+    db.run('COMMIT')
+    db.close()
+  }
+  return { release, releaseAfter: (ms: number) => void setTimeout(release, ms) }
+}
+
+function expectOneLockedLine(r: { code: number | null; stderr: string }, file: string) {
+  expect(r.code).toBe(1)
+  expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`promptlib: the database ${file} is locked by another process`)])
+  expect(r.stderr).not.toMatch(/^\s+at /m)
+}
+
+describe('a database locked by another process', () => {
+  test('in rollback-journal mode (an import alone on it): a command waits for the lock, then runs', async () => {
+    const { dir, file } = migratedDataDir()
+    const lock = holdWriteLock(file, { journal: 'delete', begin: 'IMMEDIATE' })
+    lock.releaseAfter(1500)
+    const started = performance.now()
+    const r = await cliAsync(['user', 'list'], { DATA_DIR: dir })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('held@example.com')
+    expect(performance.now() - started).toBeGreaterThan(1200)
+    lock.release()
+  })
+
+  test('the server started meanwhile waits too, then serves (and puts the database back in WAL mode)', async () => {
+    const { dir, file } = migratedDataDir()
+    const lock = holdWriteLock(file, { journal: 'delete', begin: 'EXCLUSIVE' })
+    lock.releaseAfter(1500)
+    const server = await startServer({ DATA_DIR: dir, DEMO_CATALOGUE: 'false' })
+    try {
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+      const db = new Database(file, { readonly: true })
+      expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+      db.close()
+    } finally {
+      lock.release()
+      server.kill()
+      await server.exited
+    }
+  })
+
+  test('held beyond SQLITE_LOCK_TIMEOUT_MS: migrate, user, import and serve exit 1 with one line, no stack', async () => {
+    const { dir, file } = migratedDataDir()
+    const lock = holdWriteLock(file, { journal: 'delete', begin: 'EXCLUSIVE' })
+    const env = { DATA_DIR: dir, SQLITE_LOCK_TIMEOUT_MS: '1000', PORT: String(freePort()), HOST: '127.0.0.1' }
+    const started = performance.now()
+    const results = await Promise.all(
+      [['migrate'], ['user', 'list'], ['import', fixture], ['serve']].map((args) => cliAsync(args, env, { timeoutMs: 15_000 })),
+    )
+    for (const r of results) expectOneLockedLine(r, file)
+    expect(results[0]!.stderr).toContain('waited 1 s')
+    expect(performance.now() - started).toBeGreaterThan(1000)
+    lock.release()
+  })
+
+  test('in WAL mode (another process mid-transaction): a write that waits too long ends with one line', async () => {
+    const { dir, file } = migratedDataDir()
+    const lock = holdWriteLock(file, { journal: 'wal', begin: 'IMMEDIATE' })
+    // Opening and migrating only read; the tier change is the write that meets the lock.
+    const r = await cliAsync(['user', 'set-tier', 'held@example.com', 'pro'], { DATA_DIR: dir, SQLITE_LOCK_TIMEOUT_MS: '500' })
+    expectOneLockedLine(r, file)
+    lock.release()
+  })
+
+  test('a server starting while a real import writes alone on the database waits for it; both succeed', async () => {
+    const dir = tempDir()
+    const csv = join(dir, 'many.csv')
+    const rows = Array.from({ length: 50_000 }, (_, i) => `"Act ${i}","Write about topic ${i}: alpha beta gamma delta ${i * 7}"`)
+    writeFileSync(csv, `act,prompt\n${rows.join('\n')}\n`)
+    const env = { DATA_DIR: dir, DEMO_CATALOGUE: 'false', LOG_LEVEL: 'error' }
+    expect(cli(['migrate'], env).code).toBe(0)
+    const importing = cliAsync(['import', csv], env)
+    // A rollback journal exists while the import's transaction is open (bulk mode).
+    const deadline = Date.now() + 10_000
+    while (!existsSync(join(dir, 'promptlib.db-journal')) && Date.now() < deadline) await Bun.sleep(5)
+    expect(existsSync(join(dir, 'promptlib.db-journal'))).toBe(true)
+    const server = await startServer(env)
+    try {
+      const imported = await importing
+      expect(imported.stderr).toBe('')
+      expect(imported.code).toBe(0)
+      const search = await fetch(`${server.url}/api/search?q=topic`)
+      expect(search.status).toBe(200)
+      expect(((await search.json()) as { total: number }).total).toBeGreaterThan(0)
+    } finally {
+      server.kill()
+      await server.exited
+    }
+  })
+})
+
+describe('a database that cannot be used at all', () => {
+  test('not a database: one line naming the file', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'promptlib.db'), 'these are not the pages you are looking for\n'.repeat(200))
+    const r = cli(['migrate'], { DATA_DIR: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([`promptlib: ${join(dir, 'promptlib.db')} is not a SQLite database; move it away or set DATA_DIR to another directory`])
+  })
+
+  test('a data directory that cannot be created: one line naming it', () => {
+    const parent = join(tempDir(), 'a-file')
+    writeFileSync(parent, '')
+    const r = cli(['user', 'list'], { DATA_DIR: join(parent, 'data') })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`promptlib: cannot create or open the database ${join(parent, 'data', 'promptlib.db')}`)])
+    expect(r.stderr).not.toMatch(/^\s+at /m)
+  })
+})
