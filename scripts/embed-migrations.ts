@@ -7,7 +7,7 @@ import { join, relative } from 'node:path'
 const root = join(import.meta.dir, '..')
 
 const TARGETS = [
-  { folder: 'drizzle', out: 'src/db/migrations.gen.ts', name: 'EMBEDDED_MIGRATIONS' },
+  { folder: 'drizzle/sqlite', out: 'src/db/sqlite/migrations.gen.ts', name: 'EMBEDDED_MIGRATIONS' },
   { folder: 'drizzle/postgres', out: 'src/db/postgres/migrations.gen.ts', name: 'EMBEDDED_PG_MIGRATIONS' },
 ]
 

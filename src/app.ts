@@ -27,18 +27,18 @@ export interface AppDeps {
   jwtSecret: string
   /** aborted when the server shuts down: open event streams end (serve.ts) */
   shutdown?: AbortSignal
-  /** this server process's registration in the database (serve.ts); none in tests */
-  instanceId?: string
+  /** register this process as a server instance (serve.ts); tests leave it off */
+  registerInstance?: boolean
 }
 
-export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, instanceId }: AppDeps) {
+export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, registerInstance = false }: AppDeps) {
   const usage = createUsage(storage)
   const accounts = createAccounts({ storage, jwt: new JwtCodec(jwtSecret), hasher: new PasswordHasher(config.passwordHash), usage })
   const tokens = createTokens(storage, accounts)
   const catalogue = createCatalogue({ storage, usage })
   const skills = createSkills(storage)
   const favorites = createFavorites({ storage, catalogue })
-  const optimizer = createOptimizer({ storage, usage, log, config, shutdown, instanceId })
+  const optimizer = createOptimizer({ storage, usage, log, config, shutdown, registerInstance })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
@@ -63,6 +63,9 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     ...optimizer.jobs,
     ...catalogue.jobs,
   ]
+  // Process-lifetime work of a server (its instance registration), around listening.
+  const start = () => optimizer.start()
+  const stop = () => optimizer.stop()
 
   // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
   const edgeApp = {
@@ -76,6 +79,8 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }),
     services: { usage, accounts, tokens, catalogue, skills, favorites, optimizer },
     jobs,
+    start,
+    stop,
   }
 }
 

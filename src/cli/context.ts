@@ -1,9 +1,10 @@
-// What every command needs: the configuration, a logger, and (opened on demand) the database.
+// What every command needs: the configuration, a logger, and (opened on demand) the storage.
 import { SQLiteError } from 'bun:sqlite'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import type { Config } from '../config'
-import { DATABASE_FILE, type Db, isBusy, openDatabase } from '../db/client'
-import { runMigrations } from '../db/migrate'
+import { databaseFile, openStorage, type Storage } from '../db'
+import { redactUrl } from '../db/postgres/client'
+import { isBusy } from '../db/sqlite/client'
 import type { Logger } from '../log'
 
 export interface CliContext {
@@ -20,29 +21,41 @@ export class UsageError extends Error {}
 export class DatabaseUnavailableError extends Error {}
 
 /**
- * Opens the database and brings its schema up to date, as the server does at start. Waits up to
- * SQLITE_LOCK_TIMEOUT_MS for another process's lock (at open, and later for each statement).
+ * Opens the storage and brings its schema up to date, as the server does at start. On SQLite it
+ * waits up to SQLITE_LOCK_TIMEOUT_MS for another process's lock (at open, and later for each
+ * statement).
  */
-export function openCommandDatabase(config: Config): { db: Db; applied: string[] } {
-  const file = databaseFile(config)
+export async function openCommandStorage(config: Config): Promise<{ storage: Storage; applied: string[] }> {
   const started = Date.now()
-  let db: Db | undefined
   try {
-    db = openDatabase(file, { lockTimeoutMs: config.sqlite.lockTimeoutMs, synchronous: config.sqlite.synchronous })
-    return { db, applied: runMigrations(db) }
+    return await openStorage(config)
   } catch (error) {
-    db?.$client.close()
-    const explained = explainDatabaseError(error, file, Date.now() - started) ?? explainOpenError(error, file)
+    const explained = explainStorageError(error, config, Date.now() - started) ?? explainOpenError(error, config)
     throw explained ? new DatabaseUnavailableError(explained) : error
   }
 }
 
-export function openMigratedDatabase(config: Config): Db {
-  return openCommandDatabase(config).db
+/** What the database is, for messages: the SQLite file, or the PostgreSQL URL without its password. */
+export const databaseName = (config: Config) => (config.databaseUrl ? redactUrl(config.databaseUrl) : databaseFile(config))
+
+/** One line saying what is wrong with the storage and what to do, or null for an error that is not about it. */
+export function explainStorageError(error: unknown, config: Config, waitedMs?: number): string | null {
+  return config.databaseUrl ? explainPostgresError(error, redactUrl(config.databaseUrl)) : explainDatabaseError(error, databaseFile(config), waitedMs)
 }
 
-export function databaseFile(config: Config): string {
-  return join(config.dataDir, DATABASE_FILE)
+/** postgres-js reports network failures with Node's codes and server refusals with SQLSTATE codes. */
+function explainPostgresError(error: unknown, url: string): string | null {
+  const code = (error as { code?: unknown } | null)?.code
+  const message = error instanceof Error ? error.message : String(error)
+  if (typeof code !== 'string') return null
+  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED)$/.test(code)) {
+    return `cannot reach PostgreSQL at ${url} (${message}); check DATABASE_URL and that the server is running`
+  }
+  if (code === '28P01' || code === '28000') return `PostgreSQL at ${url} refused the login (${message}); check the user and password in DATABASE_URL`
+  if (code === '3D000') return `the database in ${url} does not exist (${message}); create it (createdb) or fix DATABASE_URL`
+  if (code === '42501') return `the PostgreSQL user in ${url} lacks a privilege promptlib needs (${message}); it must own the database`
+  if (code === '53300') return `PostgreSQL at ${url} has no free connections (${message}); raise max_connections or lower the instances' pools`
+  return null
 }
 
 /** One line saying what is wrong with the database and what to do, or null for an error that is not about it. */
@@ -63,7 +76,9 @@ export function explainDatabaseError(error: unknown, file: string, waitedMs?: nu
 }
 
 /** While opening, anything SQLite or the file system refuses is about the database. */
-function explainOpenError(error: unknown, file: string): string | null {
+function explainOpenError(error: unknown, config: Config): string | null {
+  if (config.databaseUrl) return null
+  const file = databaseFile(config)
   if (error instanceof SQLiteError) return `cannot open the database ${file}: ${error.message}`
   // mkdir/open of the data directory or the file (EACCES, ENOTDIR, EROFS, ENOSPC...)
   const code = (error as { code?: unknown } | null)?.code

@@ -2,7 +2,7 @@
 import { type Config, ConfigError, loadConfig } from '../config'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
-import { type CliContext, DatabaseUnavailableError, databaseFile, explainDatabaseError, openCommandDatabase, UsageError } from './context'
+import { type CliContext, DatabaseUnavailableError, explainStorageError, openCommandStorage, UsageError } from './context'
 import { IMPORT_USAGE } from './usage'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
@@ -28,8 +28,8 @@ const COMMANDS: Record<string, Command> = {
     return -1 // keeps running
   },
   async migrate(_args, ctx) {
-    const { db, applied } = openCommandDatabase(ctx.config)
-    db.$client.close()
+    const { storage, applied } = await openCommandStorage(ctx.config)
+    await storage.close()
     ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
     return 0
   },
@@ -76,7 +76,7 @@ export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'>
       return 1
     }
     // A statement that met a lock (or a full disk...) after the database was opened.
-    const explained = config && explainDatabaseError(error, databaseFile(config))
+    const explained = config && explainStorageError(error, config)
     if (explained) {
       io.err(`promptlib: ${explained}`)
       return 1

@@ -6,7 +6,7 @@ import { getTableColumns, getTableName, is, sql } from 'drizzle-orm'
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core'
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import * as pgSchema from './schema.pg'
-import * as sqliteSchema from './schema'
+import * as sqliteSchema from './schema.sqlite'
 import type { PgStorage, SqliteStorage } from './storage'
 
 /** Tables that describe a running process, not data: never copied. */
@@ -24,10 +24,10 @@ export interface TableCopy {
 
 export class CopyError extends Error {}
 
-const sqliteTables = Object.values(sqliteSchema).filter((v): v is SQLiteTable => is(v, SQLiteTable))
-const pgTables = new Map(
-  Object.values(pgSchema)
-    .filter((v): v is PgTable => is(v, PgTable))
+const sqliteTables = (Object.values(sqliteSchema) as unknown[]).filter((v: unknown): v is SQLiteTable => is(v, SQLiteTable))
+const pgTables = new Map<string, PgTable>(
+  (Object.values(pgSchema) as unknown[])
+    .filter((v: unknown): v is PgTable => is(v, PgTable))
     .map((t) => [getTableName(t), t]),
 )
 
@@ -100,7 +100,7 @@ async function copyTables(source: SqliteStorage, target: PgStorage, tables: SQLi
       // Rows arrive with their derived values (favorite counts kept by triggers, say) already
       // right: the copy must not run the target's triggers a second time.
       await tx.execute(sql.raw(`ALTER TABLE "${name}" DISABLE TRIGGER USER`))
-      if (SEEDED.has(name)) await tx.delete(pgTable)
+      if (SEEDED.has(name)) await tx.execute(sql.raw(`DELETE FROM "${name}"`))
       const columns = Object.keys(getTableColumns(table))
       const batch = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length))
       let after = 0

@@ -2,10 +2,10 @@
 // SQLite file in DATA_DIR. Migrations are applied here, so every command (serve, import, user …)
 // works on an up-to-date schema, whichever engine.
 import { join } from 'node:path'
-import { DATABASE_FILE } from './client'
-import { runMigrations } from './migrate'
 import { openPostgres } from './postgres/client'
 import { runPgMigrations } from './postgres/migrate'
+import { DATABASE_FILE, type Synchronous } from './sqlite/client'
+import { runMigrations } from './sqlite/migrate'
 import { openSqlite } from './sqlite/storage'
 import type { Storage } from './storage'
 
@@ -14,7 +14,10 @@ export type { Engine, PgStorage, SqliteStorage, Storage, Tx } from './storage'
 export interface StorageConfig {
   dataDir: string
   databaseUrl: string | null
+  sqlite: { lockTimeoutMs: number; synchronous: Synchronous }
 }
+
+export const databaseFile = (config: Pick<StorageConfig, 'dataDir'>) => join(config.dataDir, DATABASE_FILE)
 
 /** Opens the storage and applies pending migrations; returns the tags applied. */
 export async function openStorage(config: StorageConfig, options: { poolSize?: number } = {}): Promise<{ storage: Storage; applied: string[] }> {
@@ -27,7 +30,9 @@ export async function openStorage(config: StorageConfig, options: { poolSize?: n
       throw error
     }
   }
-  const storage = openSqlite(join(config.dataDir, DATABASE_FILE))
+  // Opening waits up to lockTimeoutMs for another process (an import); serve.ts shortens the
+  // wait for requests once it is listening.
+  const storage = openSqlite(databaseFile(config), { lockTimeoutMs: config.sqlite.lockTimeoutMs, synchronous: config.sqlite.synchronous })
   try {
     return { storage, applied: runMigrations(storage.writer) }
   } catch (error) {

@@ -4,13 +4,12 @@
 // `storage.engine`. Only db/ and the store.*.ts adapters touch the types below.
 import type { Database } from 'bun:sqlite'
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import type { PgTransaction } from 'drizzle-orm/pg-core'
-import type { PostgresJsDatabase, PostgresJsQueryResultHKT } from 'drizzle-orm/postgres-js'
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 
 export type SqliteDb = BunSQLiteDatabase & { $client: Database }
 export type PgDb = PostgresJsDatabase & { $client: Sql }
-export type PgTx = PgTransaction<PostgresJsQueryResultHKT>
+export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0]
 
 /**
  * Proof that the caller is inside a write transaction, handed to store methods so that work

@@ -2,9 +2,9 @@
 // transaction another request has open (WAL gives each read a committed snapshot); writes are
 // serialised by the process's write lock, so an asynchronous transaction may await between
 // statements without anything else slipping into it.
-import { createReadBatcher } from '../read-batch'
-import { openDatabase } from '../client'
 import type { SqliteDb, SqliteStorage, Tx } from '../storage'
+import { type OpenOptions, openDatabase } from './client'
+import { createReadBatcher } from './read-batch'
 import { WriteLock } from './write-lock'
 
 function connectionOf(tx: Tx): SqliteDb {
@@ -12,9 +12,15 @@ function connectionOf(tx: Tx): SqliteDb {
   return tx.db
 }
 
-export function openSqlite(file: string): SqliteStorage {
-  const reader = openDatabase(file) as SqliteDb
-  const writer = openDatabase(file) as SqliteDb
+export function openSqlite(file: string, options: OpenOptions = {}): SqliteStorage {
+  const writer = openDatabase(file, options)
+  let reader: SqliteDb
+  try {
+    reader = openDatabase(file, options)
+  } catch (error) {
+    writer.$client.close()
+    throw error
+  }
   const lock = new WriteLock()
   const batched = createReadBatcher(reader)
   const inTx: Tx = { engine: 'sqlite', db: writer }

@@ -1,6 +1,6 @@
 // The built-in demo catalogue (embedded in the binary through the JSON import), loaded on start
 // when the catalogue is empty, through the same importer as `promptlib import`, in one transaction.
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import type { Logger } from '../../log'
 import { createCatalogueStore } from './store'
 

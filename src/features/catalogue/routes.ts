@@ -1,7 +1,7 @@
 // /api/categories, /api/categories/{id}, /api/categories/{id}/prompts, /api/search,
 // /api/prompts/{id} (contract section 5).
 import { Elysia, t } from 'elysia'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import type { AuthGuard } from '../../http/auth'
 import { JSON_TEXT_HEADERS } from '../../http/json-text'
 import { notFound, validationFailed } from '../../http/problem'

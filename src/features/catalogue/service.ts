@@ -1,7 +1,7 @@
 // The catalogue's read side: the category tree (kept in memory per instance, reloaded when the
 // database's catalogue revision moves), category listings, prompt detail and full-text search.
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import { notFound, validationFailed } from '../../http/problem'
 import { categoryFacet, ftsExpression, searchTerms, snippet, subcategoryFacet, tagFacet } from './search-query'
 import { catalogueWritesInProcess, REVALIDATE_MS } from './revision'

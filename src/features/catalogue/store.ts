@@ -8,7 +8,7 @@
 // its in-memory segment, and one tiny segment per prompt made a large import four times slower.
 // Raw prepared statements: this path runs 100,000 times in a big import.
 import type { SQLQueryBindings } from 'bun:sqlite'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import { noteCatalogueWrite } from './revision'
 import { fingerprint, joinTags, previewOf, promptFacets } from './text'
 

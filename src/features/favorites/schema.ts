@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { users } from '../accounts/schema'
+import { users } from '../accounts/schema.sqlite'
 import { prompts } from '../catalogue/schema'
 
 /**

@@ -1,7 +1,7 @@
 // A user's favorite prompts. prompts.favorite_count follows through triggers on the favorites
 // table in the same statement, so it stays exact under concurrent adds and removes.
-import type { Db } from '../../db/client'
-import { writeTransaction } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
+import { writeTransaction } from '../../db/sqlite/client'
 import { notFound } from '../../http/problem'
 
 export interface FavoriteView {

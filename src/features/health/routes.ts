@@ -11,7 +11,6 @@ const Unhealthy = t.Object({ status: t.Literal('error'), version: t.String(), db
 const HEALTHY_JSON = JSON.stringify({ status: 'ok', version: VERSION, db: 'ok' } satisfies typeof Health.static)
 
 const UNHEALTHY: typeof Unhealthy.static = { status: 'error', version: VERSION, db: 'error' }
-type Set = { status?: number | string }
 
 /**
  * On SQLite the check is a synchronous query and the route stays synchronous: a promise per
@@ -19,20 +18,26 @@ type Set = { status?: number | string }
  * treats a handler as async when its source reads `return f(` or `=> f(`; see http/json-text.ts.)
  */
 export function healthRoutes(storage: Pick<Storage, 'engine' | 'healthy'>) {
-  const handler =
-    storage.engine === 'sqlite'
-      ? ({ set }: { set: Set }) => {
-          if (storage.healthy()) return new Response(HEALTHY_JSON, { headers: JSON_TEXT_HEADERS })
-          set.status = 503
-          return UNHEALTHY
-        }
-      : async ({ set }: { set: Set }) => {
-          if (await storage.healthy()) return new Response(HEALTHY_JSON, { headers: JSON_TEXT_HEADERS })
-          set.status = 503
-          return UNHEALTHY
-        }
-  return new Elysia({ name: 'health' }).get('/api/health', handler, {
+  const options = {
     response: { 200: Health, 503: Unhealthy, ...problems(500) },
     detail: { tags: ['operations'], summary: 'Liveness and database check' },
-  })
+  }
+  const app = new Elysia({ name: 'health' })
+  if (storage.engine === 'sqlite') {
+    return app.get(
+      '/api/health',
+      ({ set }) => {
+        if (storage.healthy()) return new Response(HEALTHY_JSON, { headers: JSON_TEXT_HEADERS })
+        set.status = 503
+        return UNHEALTHY
+      },
+      options,
+    )
+  }
+  return app.get(
+    '/api/health',
+    async () =>
+      (await storage.healthy()) ? new Response(HEALTHY_JSON, { headers: JSON_TEXT_HEADERS }) : Response.json(UNHEALTHY, { status: 503 }),
+    options,
+  )
 }

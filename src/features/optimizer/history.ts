@@ -1,7 +1,7 @@
 // The optimizer's rows: opened (`running`) before a stream starts, together with the daily quota
 // and the open-stream cap in one write transaction, and finished when the stream ends.
 import { and, count, desc, eq, gt, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
-import { type Db, writeTransaction } from '../../db/client'
+import { type Db, writeTransaction } from '../../db/sqlite/client'
 import { rateLimited } from '../../http/problem'
 import { consumeDaily, type DailyQuota, dailyLimitReached, refundDaily, userSubject, utcDay } from '../usage/daily'
 import { historyId } from './ids'

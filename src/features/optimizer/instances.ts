@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { hostname as osHostname } from 'node:os'
 import { eq, inArray } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import { type ServerInstanceRow, serverInstances } from './schema'
 
 /** How often a running server refreshes its heartbeat (and sweeps for dead ones). */

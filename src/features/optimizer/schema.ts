@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { users } from '../accounts/schema'
+import { users } from '../accounts/schema.sqlite'
 
 export const OPTIMIZATION_STATUSES = ['running', 'completed', 'failed', 'aborted'] as const
 export type OptimizationStatus = (typeof OPTIMIZATION_STATUSES)[number]

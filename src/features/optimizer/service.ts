@@ -1,6 +1,6 @@
 // The optimizer: authorises a call (quota, open-stream cap, history row), then streams the
 // engine's output to the client as the contract's events and records how the run ended.
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import type { AuthUser } from '../../http/auth'
 import { requestInfo } from '../../http/request-context'
 import type { Logger } from '../../log'

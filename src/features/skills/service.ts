@@ -1,7 +1,7 @@
 // Skills (pro and lifetime): list with filters, detail, full-text search (same query rules as
 // the prompt search: quoted words, the last one a prefix, weighted bm25 over a bounded window).
 import type { SQLQueryBindings } from 'bun:sqlite'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import { notFound } from '../../http/problem'
 import { categoryFacet, ftsExpression, searchTerms, snippet, tagFacet } from '../catalogue/search-query'
 import { slugify, splitTags } from '../catalogue/text'

@@ -1,7 +1,7 @@
 // Writes skills and their full-text index (skills_fts, external content) in the caller's
 // transaction, like the prompt store: an update removes the old text from the index first.
 import type { SQLQueryBindings } from 'bun:sqlite'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/client'
 import type { Outcome } from '../catalogue/store'
 import { facetToken, fingerprint, joinTags } from '../catalogue/text'
 

@@ -36,7 +36,7 @@ const statements = perConnection((db: SqliteDb) => {
 })
 
 export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
-  const usedIn = (db: SqliteDb, key: CounterKey) => statements(db).used.get(key)?.count ?? 0
+  const usedIn = (db: SqliteDb, key: CounterKey) => statements(db).used.get({ ...key })?.count ?? 0
 
   return {
     take(key, limit, item, tx) {
@@ -44,7 +44,7 @@ export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
         .write((db): TakeOutcome => {
           const s = statements(db)
           if (item !== undefined && !s.claimItem.get({ ...key, item })) return { outcome: 'repeat', used: usedIn(db, key) }
-          const row = limit === null ? s.countUnlimited.get(key) : s.countBelowLimit.get({ ...key, limit })
+          const row = limit === null ? s.countUnlimited.get({ ...key }) : s.countBelowLimit.get({ ...key, limit })
           // A refusal rolls the item claim back with the transaction.
           if (!row) throw new Refused()
           return { outcome: 'counted', used: row.count }

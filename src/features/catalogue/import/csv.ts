@@ -4,7 +4,7 @@
 // their line and field); rows land in --category, else `coding` when for_devs is TRUE, else
 // `general` (created when missing); `type` becomes a tag. A row's id is a UUID v5 of category +
 // title, so re-importing the file updates rows instead of duplicating them.
-import { type Db, writeTransaction } from '../../../db/client'
+import { type Db, writeTransaction } from '../../../db/sqlite/client'
 import { createCatalogueStore, type PromptInput } from '../store'
 import { normaliseTags, previewOf, unstorable, uuidV5 } from '../text'
 import { type CsvRecord, parseCsv } from './csv-parse'

@@ -2,7 +2,7 @@
 // `version`, and optional `categories`, `prompts` and `skills` arrays. The whole file is one
 // transaction: any error, and nothing is written. A prompt's title, description and content and a
 // skill's description and instructions are kept exactly (fields.ts, `exact`).
-import { type Db, writeTransaction } from '../../../db/client'
+import { type Db, writeTransaction } from '../../../db/sqlite/client'
 import { createSkillStore, type SkillInput } from '../../skills/store'
 import { createCatalogueStore, type CategoryInput, type PromptInput, type SubcategoryInput } from '../store'
 import { UUID } from '../text'

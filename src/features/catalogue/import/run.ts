@@ -2,7 +2,7 @@
 // a skill folder or a folder of skill folders) and reports on every file.
 import { existsSync } from 'node:fs'
 import { extname } from 'node:path'
-import type { Db } from '../../../db/client'
+import type { Db } from '../../../db/sqlite/client'
 import { importPromptsCsv } from './csv'
 import { importCatalogueText } from './json'
 import { newReport, type FileReport, type Progress } from './report'

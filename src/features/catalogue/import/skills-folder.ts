@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import { parseDocument } from 'yaml'
-import { type Db, writeTransaction } from '../../../db/client'
+import { type Db, writeTransaction } from '../../../db/sqlite/client'
 import { createSkillStore, type SkillInput } from '../../skills/store'
 import { cleanText, isSlug, normaliseTags, unstorable } from '../text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'

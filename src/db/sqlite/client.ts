@@ -1,13 +1,12 @@
-// bun:sqlite behind Drizzle. All storage goes through here so a PostgreSQL driver can
-// replace it later without touching the features.
+// bun:sqlite behind Drizzle: opening a connection with the pragmas every connection needs.
 import { Database as SqliteDatabase, SQLiteError } from 'bun:sqlite'
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import * as schema from './schema'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import type { SqliteDb } from '../storage'
 import { WAL_SIZE_LIMIT_BYTES } from './wal'
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: SqliteDatabase }
+export type Db = SqliteDb
 
 export const DATABASE_FILE = 'promptlib.db'
 
@@ -42,7 +41,7 @@ export function openDatabase(file: string, { lockTimeoutMs = REQUEST_LOCK_TIMEOU
     sqlite.close()
     throw error
   }
-  return drizzle({ client: sqlite, schema }) as Db
+  return drizzle({ client: sqlite }) as Db
 }
 
 function createPrivately(file: string): void {

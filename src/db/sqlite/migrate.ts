@@ -1,4 +1,4 @@
-// Applies the migrations embedded in the build (src/db/migrations.gen.ts). Same bookkeeping
+// Applies the migrations embedded in the build (src/db/sqlite/migrations.gen.ts). Same bookkeeping
 // table and hashes as drizzle's own migrator, but under BEGIN IMMEDIATE so two processes
 // starting on one database cannot both apply a migration.
 import { createHash } from 'node:crypto'

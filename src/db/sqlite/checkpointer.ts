@@ -2,7 +2,7 @@
 // bounded, see checkpoint-worker.ts) and the serving connection stops checkpointing at commit.
 // If the worker cannot start or dies, SQLite's own automatic checkpoint is switched back on, so
 // the log never grows without bound.
-import type { Logger } from '../log'
+import type { Logger } from '../../log'
 import type { CheckpointWorkerMessage, CheckpointWorkerOptions } from './checkpoint-worker'
 import type { Db } from './client'
 
