@@ -1,10 +1,10 @@
 // The server edge: what every HTTP exchange gets before and after the API handles it — the
-// request id (echoed or generated), CORS, refusing announced bodies over 1 MiB, security
-// headers and one access-log line. Kept outside Elysia's hook chain: as request and
-// after-response hooks the same work cost a quarter of the throughput of a light endpoint.
+// request id (echoed or generated), CORS, security headers and one access-log line. Kept
+// outside Elysia's hook chain: as request and after-response hooks the same work cost a
+// quarter of the throughput of a light endpoint. (A body over 1 MiB is refused by the body
+// parser, after authentication: see jsonBody.)
 import type { Server } from 'bun'
 import type { Logger } from '../log'
-import { MAX_BODY_BYTES, payloadTooLarge } from './body'
 import { problemResponse, ProblemError } from './problem'
 import { beginRequest, type RequestInfo } from './request-context'
 import { indexRoutes, pathnameOf, type RouteEntry, type RoutesIndex } from './routes-index'
@@ -71,8 +71,6 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
         },
       })
     }
-    const declared = request.headers.get('content-length')
-    if (declared !== null && Number(declared) > MAX_BODY_BYTES) return problemResponse(payloadTooLarge())
     return app.fetch(request)
   }
 
