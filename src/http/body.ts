@@ -104,8 +104,10 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 
 /**
  * JSON text → value, or 400 `malformed_json`: empty, not JSON, or nested deeper than
- * MAX_JSON_DEPTH. Every JSON body goes through here: parseJsonBody below, and routes that must
- * keep the raw text (webhooks verify a signature over it: `parse: 'text'`, verify, then call this).
+ * MAX_JSON_DEPTH. Every JSON body goes through here. Routes with jsonBody() get it from
+ * parseJsonBody below (and rawBody() then gives a webhook the exact text to verify its signature
+ * over); a route that reads its body as text itself (`parse: 'text'`, or request.text()) must
+ * call this rather than JSON.parse, or a deeply nested payload reaches its code.
  */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') throw malformed('The request body is empty; send a JSON object.')
