@@ -41,7 +41,7 @@ export interface AccountsRoutesDeps {
 }
 
 export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsRoutesDeps) {
-  // Login and register share one per-address budget; the attempt counts before validation.
+  // Login and register share one per-address budget; every attempt counts, before its body is read.
   const limitAttempts = ({ request }: { request: Request }) =>
     hitRateLimit(db, `auth:${clientAddress(request)}`, authRateLimit)
 
@@ -56,13 +56,13 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
         return { access_token: accessToken, token_type: 'bearer' as const, user: publicUser(user) }
       },
       {
-        transform: limitAttempts,
         ...jsonBody(
           strictObject({
             email: t.String({ maxLength: 320, description: 'trimmed and lower-cased; must be unique' }),
             password: password('8–128 characters; not the e-mail, not a common password'),
             name: t.String({ maxLength: 1000, description: `1–${NAME_MAX} characters after trimming` }),
           }),
+          limitAttempts,
         ),
         response: { 201: AuthResponse, ...problems(400, 409, 413, 415, 422, 429) },
         detail: { tags: ['accounts'], summary: 'Create an account (e-mail and password)' },
@@ -76,8 +76,7 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
         return { access_token: accessToken, token_type: 'bearer' as const, user: publicUser(user) }
       },
       {
-        transform: limitAttempts,
-        ...jsonBody(strictObject({ email: t.String({ maxLength: 320 }), password: t.String({ maxLength: 1024 }) })),
+        ...jsonBody(strictObject({ email: t.String({ maxLength: 320 }), password: t.String({ maxLength: 1024 }) }), limitAttempts),
         response: { 200: AuthResponse, ...problems(400, 401, 413, 415, 422, 429) },
         detail: { tags: ['accounts'], summary: 'Log in with e-mail and password' },
       },
@@ -111,8 +110,8 @@ export function accountsRoutes({ db, accounts, guard, authRateLimit }: AccountsR
         set.status = 204
       },
       {
-        jwtOnly: true,
-        ...jsonBody(
+        ...guard.jsonBody(
+          { jwtOnly: true },
           strictObject({
             current_password: t.String({ maxLength: 1024 }),
             new_password: password('8–128 characters; not the e-mail, not a common password'),

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
 import { cleanLabel } from '../../http/text'
-import { Int, jsonBody, NO_STORE, problems, strictObject } from '../../http/schemas'
+import { Int, NO_STORE, problems, strictObject } from '../../http/schemas'
 import { DEFAULT_EXPIRY_DAYS, type Tokens } from './service'
 
 const NAME_MAX = 100
@@ -34,9 +34,8 @@ export function tokensRoutes({ tokens, guard }: { tokens: Tokens; guard: AuthGua
         return created
       },
       {
-        jwtOnly: true,
-        minTier: 'starter',
-        ...jsonBody(
+        ...guard.jsonBody(
+          { jwtOnly: true, minTier: 'starter' },
           strictObject({
             name: t.String({ maxLength: 1000, description: `a label, 1–${NAME_MAX} characters after trimming` }),
             expires_in_days: t.Optional(Int({ minimum: 1, maximum: 365, default: DEFAULT_EXPIRY_DAYS, description: '1–365, default 90 (the advised maximum)' })),
