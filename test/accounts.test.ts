@@ -54,7 +54,8 @@ describe('POST /api/auth/register', () => {
 
   test('password policy: every failure is 422 weak_password', async () => {
     const email = uniqueEmail()
-    const weak = ['short', '1234567', 'x'.repeat(129), 'password', 'Password1', 'iloveyou', 'qwertyuiop', email]
+    const blank = [' '.repeat(8), ' '.repeat(128), '\t\n \r\t\n \r', '\u00a0'.repeat(10), '\u3000'.repeat(8)]
+    const weak = ['short', '1234567', 'x'.repeat(129), 'password', 'Password1', 'iloveyou', 'qwertyuiop', email, ...blank]
     for (const password of weak) {
       const body = await problem(await postRegister({ email, password, name: 'x' }), 422, 'weak_password')
       expect(body.errors).toEqual([{ path: '/password', message: expect.any(String) }])
@@ -62,6 +63,8 @@ describe('POST /api/auth/register', () => {
     // 8 and 128 characters (code points, emoji included) are accepted
     expect((await postRegister(registerBody({ password: 'ünïcödé😀!' }))).status).toBe(201)
     expect((await postRegister(registerBody({ password: 'y'.repeat(128) }))).status).toBe(201)
+    // spaces are characters like any other, alongside something else
+    expect((await postRegister(registerBody({ password: '       .' }))).status).toBe(201)
   })
 
   test('name: 1–100 characters after trimming, no control characters', async () => {
@@ -172,6 +175,8 @@ describe('POST /api/user/password', () => {
       'weak_password',
     )
     expect(body.errors).toEqual([{ path: '/new_password', message: expect.any(String) }])
+    const blank = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD, new_password: ' '.repeat(12) } })
+    await problem(blank, 422, 'weak_password')
     expect((await postLogin({ email, password: GOOD_PASSWORD })).status).toBe(200)
   })
 

@@ -1,5 +1,8 @@
-// /api/health, the OpenAPI document generated from the route schemas, and offline docs.
+// /api/health, the OpenAPI document generated from the route schemas, offline docs, and the
+// documentation that ships in the repository.
 import { describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { makeTestApp, json } from './support/app'
 
 const t = makeTestApp()
@@ -75,5 +78,32 @@ describe('interactive docs', () => {
       telemetry: false,
       proxyUrl: '',
     })
+  })
+})
+
+describe('documentation in the repository', () => {
+  const root = resolve(import.meta.dir, '..')
+  const markdown = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))]
+
+  test('README and docs link only to files inside the repository (a clone has nothing beside it)', () => {
+    for (const file of markdown) {
+      const text = readFileSync(join(root, file), 'utf8')
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target!) || target!.startsWith('#')) continue
+        const path = resolve(root, dirname(file), target!.split('#')[0]!)
+        const where = { file, target }
+        expect({ ...where, inside: !relative(root, path).startsWith('..') }).toEqual({ ...where, inside: true })
+        expect({ ...where, exists: existsSync(path) }).toEqual({ ...where, exists: true })
+      }
+    }
+  })
+
+  test('docs/api.md names every endpoint the server has', () => {
+    const guide = readFileSync(join(root, 'docs/api.md'), 'utf8')
+    const undocumented = t.app.routes
+      .filter((r) => r.path !== '/api/docs/scalar.js')
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      .filter((endpoint) => !guide.includes(endpoint))
+    expect(undocumented).toEqual([])
   })
 })

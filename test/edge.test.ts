@@ -180,9 +180,90 @@ describe('route index', () => {
     expect(index.find('HEAD', '/api/user/me')).toBeNull()
   })
 
+  test('methodsAt: every method a path has, HEAD wherever GET; none for an unknown path', () => {
+    const more = indexRoutes([
+      { method: 'DELETE', path: '/api/user/me' },
+      { method: 'GET', path: '/api/user/me' },
+      { method: 'POST', path: '/api/user/favorites' },
+      { method: 'GET', path: '/api/user/favorites' },
+      { method: 'DELETE', path: '/api/user/favorites/:prompt_id' },
+    ])
+    expect(more.methodsAt('/api/user/me')).toEqual(['GET', 'HEAD', 'DELETE'])
+    expect(more.methodsAt('/api/user/favorites')).toEqual(['GET', 'HEAD', 'POST'])
+    expect(more.methodsAt('/api/user/favorites/123')).toEqual(['DELETE'])
+    expect(more.methodsAt('/api/user/nothing')).toEqual([])
+  })
+
+  test('a route of any method (ALL) answers every method', () => {
+    const all = indexRoutes([{ method: 'ALL', path: '/api/mcp' }])
+    expect(all.find('PATCH', '/api/mcp')).toBe('/api/mcp')
+    expect(all.find('GET', '/api/other')).toBeNull()
+  })
+
   test('pathnameOf drops the query string', () => {
     expect(pathnameOf('http://localhost/api/search?q=a/b')).toBe('/api/search')
     expect(pathnameOf('http://127.0.0.1:8000/')).toBe('/')
     expect(pathnameOf('http://h')).toBe('/')
+  })
+})
+
+describe('methods', () => {
+  const t = makeTestApp()
+
+  test('a known path with another method → 405 method_not_allowed with Allow, before authentication', async () => {
+    const cases: [string, string, string][] = [
+      ['POST', '/api/user/me', 'GET, HEAD, DELETE, OPTIONS'],
+      ['PUT', '/api/user/tokens/some-id', 'DELETE, OPTIONS'],
+      ['GET', '/api/auth/login', 'POST, OPTIONS'],
+      ['PATCH', '/api/user/favorites', 'GET, HEAD, POST, OPTIONS'],
+      ['DELETE', '/api/health', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/api/categories/writing', 'GET, HEAD, OPTIONS'],
+    ]
+    for (const [method, path, allow] of cases) {
+      const res = await t.request(path, { method, headers: { 'x-request-id': `method-${method}` } })
+      expect({ method, path, allow: res.headers.get('allow') }).toEqual({ method, path, allow })
+      expect(res.headers.get('x-request-id')).toBe(`method-${method}`)
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+      const body = await problem(res, 405, 'method_not_allowed')
+      expect(body.title).toBe('Method Not Allowed')
+    }
+  })
+
+  test('HEAD on a path without GET → 405 too, with no body', async () => {
+    const res = await t.request('/api/auth/login', { method: 'HEAD' })
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS')
+  })
+
+  test('an unknown path stays 404 whatever the method', async () => {
+    for (const method of ['GET', 'POST', 'DELETE', 'OPTIONS']) {
+      const res = await t.request('/api/no/such/path', { method })
+      expect(res.headers.get('allow')).toBeNull()
+      await problem(res, 404, 'not_found')
+    }
+  })
+
+  test('OPTIONS on a known path (not a CORS preflight) → 204 with Allow', async () => {
+    const res = await t.request('/api/user/me', { method: 'OPTIONS' })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('allow')).toBe('GET, HEAD, DELETE, OPTIONS')
+    expect(await res.text()).toBe('')
+  })
+
+  test('a preflight from an allowed origin is still the CORS answer, and Allow is readable cross-origin', async () => {
+    const cors = makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
+    const origin = 'https://app.example.com'
+    const preflight = await cors.request('/api/user/me', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'DELETE' } })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('DELETE')
+    const refused = await cors.request('/api/user/me', { method: 'PUT', headers: { origin } })
+    expect(refused.status).toBe(405)
+    expect(refused.headers.get('access-control-allow-origin')).toBe(origin)
+    expect(refused.headers.get('access-control-expose-headers')).toContain('allow')
+  })
+
+  test('the access log shows the 405 with no route', async () => {
+    await t.request('/api/user/me', { method: 'POST', headers: { 'x-request-id': 'method-log-1' } })
+    expect(t.log.lines().find((l) => l.request_id === 'method-log-1')).toMatchObject({ method: 'POST', route: null, status: 405 })
   })
 })

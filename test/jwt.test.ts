@@ -1,7 +1,8 @@
 // HS256 only; every other algorithm, key or shape refused; expiry exact to the second.
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { JwtCodec, JWT_LIFETIME_SECONDS } from '../src/http/jwt'
+import { JwtCodec, JWT_LIFETIME_SECONDS, MAX_CLOCK_SKEW_SECONDS } from '../src/http/jwt'
+import { makeTestApp, problem, register, TEST_JWT_SECRET } from './support/app'
 
 const SECRET = 'unit-test-secret-unit-test-secret-0123456789'
 const codec = new JwtCodec(SECRET)
@@ -61,9 +62,58 @@ describe('JwtCodec', () => {
     expect(codec.verify(tampered, now)).toEqual({ ok: false, reason: 'bad_signature' })
   })
 
+  test('a signature spelled another way (same bytes, other last character) is refused', () => {
+    const token = codec.sign(subject, now)
+    const signature = token.slice(token.lastIndexOf('.') + 1)
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    // 32 bytes take 43 characters; the last one carries 4 bits, so 4 characters decode alike
+    const sameBytes = [...alphabet].filter(
+      (c) => c !== signature.at(-1) && Buffer.from(signature.slice(0, -1) + c, 'base64url').equals(Buffer.from(signature, 'base64url')),
+    )
+    expect(sameBytes.length).toBe(3)
+    for (const c of alphabet) {
+      if (c === signature.at(-1)) continue
+      const tampered = token.slice(0, -1) + c
+      expect({ c, result: new JwtCodec(SECRET).verify(tampered, now) }).toEqual({ c, result: { ok: false, reason: 'bad_signature' } })
+    }
+    // padding or trailing junk is not the canonical spelling either
+    expect(codec.verify(`${token}=`, now).ok).toBe(false)
+    expect(codec.verify(`${token}A`, now).ok).toBe(false)
+  })
+
+  test('iat in the future: up to the allowed clock skew is fine, beyond it is refused', () => {
+    expect(MAX_CLOCK_SKEW_SECONDS).toBe(60)
+    const at = (iat: number) => forge({ alg: 'HS256', typ: 'JWT' }, { ...subject, iat, exp: iat + JWT_LIFETIME_SECONDS })
+    expect(codec.verify(at(now + 1), now).ok).toBe(true)
+    expect(codec.verify(at(now + 60), now).ok).toBe(true)
+    expect(codec.verify(at(now + 61), now)).toEqual({ ok: false, reason: 'issued_in_future' })
+    expect(codec.verify(at(now + 10 * 365 * 86400), now)).toEqual({ ok: false, reason: 'issued_in_future' })
+    // and it stays refused however often it is presented (nothing cached)
+    expect(codec.verify(at(now + 61), now)).toEqual({ ok: false, reason: 'issued_in_future' })
+  })
+
   test('garbage', () => {
     for (const junk of ['', 'a', 'a.b', 'a.b.c.d', '...', 'a b.c.d', '€.€.€', 'eyJ.eyJ.!!!']) {
       expect(codec.verify(junk, now).ok).toBe(false)
     }
+  })
+})
+
+describe('through the API', () => {
+  const t = makeTestApp()
+  const me = (token: string) => t.request('/api/user/me', { token })
+
+  test('a tampered last character and a future iat → 401 invalid_token', async () => {
+    const { token, user } = await register(t)
+    expect((await me(token)).status).toBe(200)
+    const signature = token.slice(token.lastIndexOf('.') + 1)
+    const twin = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].find(
+      (c) => c !== signature.at(-1) && Buffer.from(signature.slice(0, -1) + c, 'base64url').equals(Buffer.from(signature, 'base64url')),
+    )!
+    await problem(await me(token.slice(0, -1) + twin), 401, 'invalid_token')
+
+    const now = Math.floor(Date.now() / 1000)
+    const future = new JwtCodec(TEST_JWT_SECRET).sign({ user_id: user.id, email: user.email }, now + 3600)
+    await problem(await me(future), 401, 'invalid_token')
   })
 })

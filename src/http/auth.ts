@@ -2,9 +2,10 @@
 // authenticator the composition root supplies (JWT today, PATs plug in beside it); the user's
 // tier comes from the database on every request, never from the token.
 // Routes opt in with macros: { auth: true }, { optionalAuth: true }, { minTier: 'pro' }, { jwtOnly: true }.
-import { Elysia } from 'elysia'
+import { Elysia, type TSchema } from 'elysia'
 import { type Tier, tierAtLeast } from '../tiers'
 import { ProblemError, unauthorized } from './problem'
+import { jsonBody } from './schemas'
 
 export interface AuthUser {
   id: string
@@ -58,10 +59,19 @@ const principals = {
   },
 }
 
+/** The guard macros a route sets, as route options: `{ auth: true }`, `{ jwtOnly: true, minTier: 'starter' }`… */
+export interface AuthRequirement {
+  auth?: true
+  optionalAuth?: true
+  jwtOnly?: true
+  minTier?: Tier
+}
+
 export function authGuard(authenticate: BearerAuthenticator) {
   // Authentication and permission checks run in the transform phase, before the request is
   // validated: a caller without the right credentials gets 401/403, never a 422 that reveals
   // the endpoint's schema. The resolve phase then hands the principal to the handler.
+  // Routes with a body run the same checks earlier still, before the body is read (guard.jsonBody).
 
   // Macros combine ({ jwtOnly: true, minTier: 'starter' }); the token is checked once per request.
   const check = (extra?: (p: Principal) => void) => async ({ request }: { request: Request }) => {
@@ -72,42 +82,64 @@ export function authGuard(authenticate: BearerAuthenticator) {
     }
     extra?.(principal)
   }
+  const optionalCheck = async ({ request }: { request: Request }) => {
+    if (principals.get(request) !== undefined) return
+    principals.set(request, request.headers.has('authorization') ? await authenticate(bearerToken(request.headers.get('authorization'))) : null)
+  }
+  const requireTier = (tier: Tier) => (p: Principal) => {
+    if (!tierAtLeast(p.user.tier, tier)) throw upgradeRequired(tier)
+  }
+  const requireJwt = (p: Principal) => {
+    if (p.via !== 'jwt') {
+      throw new ProblemError(403, 'jwt_required', 'This action needs a login token (JWT); a personal access token cannot perform it.')
+    }
+  }
   const resolved = ({ request }: { request: Request }) => {
     const principal = principals.get(request)
     if (!principal) throw unauthorized('missing_token', 'Send an access token: Authorization: Bearer <token>.')
     return { principal, user: principal.user }
   }
 
-  return new Elysia({ name: 'auth-guard' }).macro({
+  /** Every check of a requirement, in one step: authentication, then a JWT, then the tier. */
+  const checksOf = (requirement: AuthRequirement) => {
+    if (requirement.optionalAuth) return optionalCheck
+    const tierCheck = requirement.minTier === undefined ? undefined : requireTier(requirement.minTier)
+    return check((p) => {
+      if (requirement.jwtOnly) requireJwt(p)
+      tierCheck?.(p)
+    })
+  }
+
+  const plugin = new Elysia({ name: 'auth-guard' }).macro({
     auth: { transform: check(), resolve: resolved },
     /**
      * For endpoints anonymous callers may use too: no Authorization header → principal null;
      * a header that is present must be valid (a bad token is a 401, never silently anonymous).
      */
     optionalAuth: {
-      async transform({ request }) {
-        principals.set(request, request.headers.has('authorization') ? await authenticate(bearerToken(request.headers.get('authorization'))) : null)
-      },
+      transform: optionalCheck,
       resolve({ request }) {
         const principal = principals.get(request) ?? null
         return { principal, user: principal?.user ?? null }
       },
     },
-    minTier: (tier: Tier) => ({
-      transform: check((p) => {
-        if (!tierAtLeast(p.user.tier, tier)) throw upgradeRequired(tier)
-      }),
-      resolve: resolved,
-    }),
-    jwtOnly: {
-      transform: check((p) => {
-        if (p.via !== 'jwt') {
-          throw new ProblemError(403, 'jwt_required', 'This action needs a login token (JWT); a personal access token cannot perform it.')
-        }
-      }),
-      resolve: resolved,
-    },
+    minTier: (tier: Tier) => ({ transform: check(requireTier(tier)), resolve: resolved }),
+    jwtOnly: { transform: check(requireJwt), resolve: resolved },
   })
+
+  /**
+   * Route options for a guarded route with a JSON body: the requirement's macros (they type
+   * `user` and check again, at no cost, in transform) and the same checks run before the body
+   * is read, so 401/403 come before 400/413/415/422 and nobody unauthenticated makes us read or
+   * parse a megabyte. `{ ...guard.jsonBody({ jwtOnly: true }, schema) }` in place of
+   * `{ jwtOnly: true, ...jsonBody(schema) }`, which would parse first.
+   */
+  function guardedJsonBody<const R extends AuthRequirement, T extends TSchema>(requirement: R, schema: T) {
+    return { ...requirement, ...jsonBody(schema, checksOf(requirement)) }
+  }
+
+  // On the plugin itself, so routes keep one dependency: `.use(guard)` and `guard.jsonBody(…)`.
+  return Object.assign(plugin, { jsonBody: guardedJsonBody })
 }
 
 export type AuthGuard = ReturnType<typeof authGuard>

@@ -1,10 +1,10 @@
 // The server edge: what every HTTP exchange gets before and after the API handles it — the
-// request id (echoed or generated), CORS, refusing announced bodies over 1 MiB, security
+// request id (echoed or generated), CORS, 405 for a known path's other methods, security
 // headers and one access-log line. Kept outside Elysia's hook chain: as request and
 // after-response hooks the same work cost a quarter of the throughput of a light endpoint.
+// (A body over 1 MiB is refused by the body parser, after authentication: see jsonBody.)
 import type { Server } from 'bun'
 import type { Logger } from '../log'
-import { MAX_BODY_BYTES, payloadTooLarge } from './body'
 import { problemResponse, ProblemError } from './problem'
 import { beginRequest, type RequestInfo } from './request-context'
 import { indexRoutes, pathnameOf, type RouteEntry, type RoutesIndex } from './routes-index'
@@ -25,7 +25,7 @@ export type EdgeHandler = (request: Request, server?: Pick<Server<unknown>, 'req
 
 const CORS_ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 const CORS_ALLOW_HEADERS = 'authorization, content-type, x-request-id'
-const CORS_EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate'
+const CORS_EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate, allow'
 
 export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeOptions): EdgeHandler {
   const anyOrigin = corsOrigins.includes('*')
@@ -40,7 +40,7 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
   let routes: RoutesIndex = indexRoutes(app.routes)
   let indexed = app.routes.length
   const recent = new Map<string, Map<string, string | null>>()
-  const routeOf = (method: string, url: string) => {
+  const routeOf = (method: string, url: string): string | null => {
     if (app.routes.length !== indexed) {
       routes = indexRoutes(app.routes)
       indexed = app.routes.length
@@ -60,7 +60,7 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
     return route
   }
 
-  function respond(request: Request, origin: string | null): Response | Promise<Response> {
+  function respond(request: Request, route: string | null, origin: string | null): Response | Promise<Response> {
     if (origin && request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
       return new Response(null, {
         status: 204,
@@ -71,8 +71,12 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
         },
       })
     }
-    const declared = request.headers.get('content-length')
-    if (declared !== null && Number(declared) > MAX_BODY_BYTES) return problemResponse(payloadTooLarge())
+    if (route === null) {
+      // No route for this method: a path that other methods answer is a 405 (RFC 9110 §15.5.6),
+      // or for OPTIONS the list of them; an unknown path goes on to Elysia's 404.
+      const methods = routes.methodsAt(pathnameOf(request.url))
+      if (methods.length > 0) return otherMethods(request.method, methods)
+    }
     return app.fetch(request)
   }
 
@@ -83,8 +87,7 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
     return problemResponse(problem)
   }
 
-  function finish(request: Request, response: Response, info: RequestInfo, origin: string | null): Response {
-    const route = routeOf(request.method, request.url)
+  function finish(request: Request, route: string | null, response: Response, info: RequestInfo, origin: string | null): Response {
     // Set here rather than as Elysia's default headers: a response that sets no headers of its
     // own is then built without a headers object (Response.json(body)), which costs less than
     // building one from Elysia's per-request header record, even with these two set after.
@@ -111,18 +114,28 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
   return function edge(request, server) {
     const info = beginRequest(request, server, trustProxy)
     const origin = allowedOrigin(request)
+    let route: string | null = null
     let result: Response | Promise<Response>
     try {
-      result = respond(request, origin)
+      route = routeOf(request.method, request.url)
+      result = respond(request, route, origin)
     } catch (error) {
       result = crashed(error, info)
     }
     if (result instanceof Promise) {
       return result.then(
-        (response) => finish(request, response, info, origin),
-        (error: unknown) => finish(request, crashed(error, info), info, origin),
+        (response) => finish(request, route, response, info, origin),
+        (error: unknown) => finish(request, route, crashed(error, info), info, origin),
       )
     }
-    return finish(request, result, info, origin)
+    return finish(request, route, result, info, origin)
   }
+}
+
+/** A path's other methods: OPTIONS lists them (204), anything else is refused with them (405); Allow either way. */
+function otherMethods(method: string, methods: string[]): Response {
+  const allow = [...methods, 'OPTIONS'].join(', ')
+  if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow } })
+  const problem = new ProblemError(405, 'method_not_allowed', `This endpoint does not answer this method; it answers ${allow}.`, {}, { allow })
+  return problemResponse(problem)
 }

@@ -7,6 +7,15 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'no
 
 export const JWT_LIFETIME_SECONDS = 7 * 24 * 60 * 60
 
+/**
+ * How far in the future a token's `iat` may be. Our own tokens are stamped up to a second ahead
+ * (a login right after a password change waits for the user's not-before second), and instances
+ * behind a load balancer may disagree on the time by a few seconds; a minute covers both. A token
+ * issued later than that was not issued by this service as it runs, and it would outlive the
+ * not-before time that revokes a user's older tokens.
+ */
+export const MAX_CLOCK_SKEW_SECONDS = 60
+
 export interface JwtClaims {
   user_id: string
   email: string
@@ -14,7 +23,7 @@ export interface JwtClaims {
   exp: number
 }
 
-export type JwtResult = { ok: true; claims: JwtClaims } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' }
+export type JwtResult = { ok: true; claims: JwtClaims } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' | 'issued_in_future' }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
 const BASE64URL = /^[A-Za-z0-9_-]+$/
@@ -74,8 +83,10 @@ export class JwtCodec {
     if (!isObject(header) || header.alg !== 'HS256' || 'crit' in header || 'b64' in header) {
       return { ok: false, reason: 'bad_signature' }
     }
-    const expected = this.signature(`${headerPart}.${payloadPart}`)
-    const given = Buffer.from(signaturePart, 'base64url')
+    // Compared as text, in its one canonical spelling: decoding first would accept other
+    // spellings of the same bytes (the last character's unused low bits are ignored by a decoder).
+    const expected = Buffer.from(this.signature(`${headerPart}.${payloadPart}`).toString('base64url'))
+    const given = Buffer.from(signaturePart)
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' }
 
     const payload = decodeJson(payloadPart)
@@ -89,6 +100,7 @@ export class JwtCodec {
       return { ok: false, reason: 'malformed' }
     }
     const claims = payload as unknown as JwtClaims
+    if (claims.iat > now + MAX_CLOCK_SKEW_SECONDS) return { ok: false, reason: 'issued_in_future' }
     if (now >= claims.exp) return { ok: false, reason: 'expired' }
     return { ok: true, claims }
   }

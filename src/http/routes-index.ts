@@ -1,15 +1,21 @@
 // Which route template a request matched, for the access log ("/api/prompts/:prompt_id", never
-// the raw URL: query strings and ids stay out of aggregations). Built from the app's own route
-// list; static paths win over parameters, as in Elysia's router.
+// the raw URL: query strings and ids stay out of aggregations), and which methods a path has
+// (405 and Allow). Built from the app's own route list; static paths win over parameters, as in
+// Elysia's router.
 export interface RouteEntry {
   method: string
   path: string
 }
 
 export interface RoutesIndex {
-  /** the matched route template; HEAD falls back to GET, as Elysia answers HEAD with the GET handler */
+  /** the matched route template; HEAD falls back to GET, as Elysia answers HEAD with the GET handler, then ALL */
   find(method: string, pathname: string): string | null
+  /** the methods some route answers at this path (HEAD wherever GET), in a fixed order; empty for an unknown path */
+  methodsAt(pathname: string): string[]
 }
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+const byMethodOrder = (a: string, b: string) => (METHOD_ORDER.indexOf(a) + 1 || 99) - (METHOD_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b)
 
 export function indexRoutes(routes: readonly RouteEntry[]): RoutesIndex {
   const exact = new Map<string, string>()
@@ -31,8 +37,16 @@ export function indexRoutes(routes: readonly RouteEntry[]): RoutesIndex {
     for (const p of patterns) if (p.method === method && p.pattern.test(pathname)) return p.path
     return null
   }
+  const methods = [...new Set(routes.map((r) => r.method))]
   return {
-    find: (method, pathname) => lookup(method, pathname) ?? (method === 'HEAD' ? lookup('GET', pathname) : null),
+    // A route of any method (Elysia's .all, method ALL) answers what no other route does.
+    find: (method, pathname) => lookup(method, pathname) ?? (method === 'HEAD' ? lookup('GET', pathname) : null) ?? lookup('ALL', pathname),
+    // Only asked when no route answers a request's method (a 404 or 405 in the making), so a plain scan.
+    methodsAt(pathname) {
+      const found = methods.filter((method) => lookup(method, pathname) !== null)
+      if (found.includes('GET') && !found.includes('HEAD')) found.push('HEAD')
+      return found.sort(byMethodOrder)
+    },
   }
 }
 

@@ -55,14 +55,37 @@ export function paginated<T extends TSchema>(item: T) {
 
 export const NO_STORE = { 'cache-control': 'no-store' } as const
 
+/** A check that must pass before the body is read: authentication, a rate limit. Throws a ProblemError to refuse. */
+export type BeforeBody = (context: { request: Request }) => unknown
+
 /**
  * Route options for a JSON request body: body.ts's strict parser does the parsing (it runs first);
  * `'json'` after it is what tells the OpenAPI generator the body is application/json.
  * Only routes that take a body get a parser: a parse hook makes Elysia compile the route's
  * handler as async, a promise per request that routes without a body have no use for.
+ *
+ * Elysia's parse phase comes before transform, where the guard macros authenticate, so whatever
+ * must come before the body (401/403 before 400/413/415/422; every login attempt counted, the
+ * malformed ones too) runs here as `before`. Routes behind the bearer guard use guard.jsonBody,
+ * which passes their macros' checks.
  */
-export function jsonBody<T extends TSchema>(schema: T) {
-  return { parse: [strictJsonParser, 'json' as const], body: schema }
+export function jsonBody<T extends TSchema>(schema: T, before?: BeforeBody) {
+  const parser = before ? parserAfter(before) : strictJsonParser
+  return { parse: [parser, 'json' as const], body: schema }
 }
 
-const strictJsonParser = ({ request, contentType }: { request: Request; contentType: string }) => parseJsonBody(request, contentType)
+interface ParseContext {
+  request: Request
+  contentType: string
+}
+
+const strictJsonParser = ({ request, contentType }: ParseContext) => parseJsonBody(request, contentType)
+
+// Destructured, like every hook here: Elysia reads a hook's parameters to decide which parts of
+// the context (headers, query…) to build for the route.
+const parserAfter =
+  (before: BeforeBody) =>
+  async ({ request, contentType }: ParseContext) => {
+    await before({ request })
+    return parseJsonBody(request, contentType)
+  }

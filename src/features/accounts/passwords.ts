@@ -1,5 +1,5 @@
 // Password policy (contract section 3) and hashing. 8–128 characters, no composition rules,
-// not the e-mail, not on the shipped list of common passwords.
+// not only blanks, not the e-mail, not on the shipped list of common passwords.
 import commonPasswordsText from './common-passwords.txt' with { type: 'text' }
 import { ProblemError } from '../../http/problem'
 
@@ -17,6 +17,8 @@ export function passwordProblem(password: string, email: string): string | null 
   const length = [...password].length
   if (length < PASSWORD_MIN) return `The password must be at least ${PASSWORD_MIN} characters long.`
   if (length > PASSWORD_MAX) return `The password must be at most ${PASSWORD_MAX} characters long.`
+  // Spaces count like any character, but a password of nothing else is a few taps of one key.
+  if (password.trim() === '') return 'The password must not be only spaces or other blank characters.'
   if (password.trim().toLowerCase() === email.trim().toLowerCase()) return 'The password must not be your e-mail address.'
   if (isCommon(password)) return 'This password is on the list of the most common passwords; choose another.'
   return null

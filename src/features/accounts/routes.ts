@@ -15,7 +15,7 @@ export interface AccountsRoutesDeps {
 }
 
 export function accountsRoutes({ accounts, usage, guard, authRateLimit }: AccountsRoutesDeps) {
-  // Login and register share one per-address budget; the attempt counts before validation.
+  // Login and register share one per-address budget; every attempt counts, before its body is read.
   const limitAttempts = ({ request }: { request: Request }) =>
     usage.hitRateLimit(`auth:${clientAddress(request)}`, authRateLimit, 'Too many attempts from this address; wait a minute and try again.')
 
@@ -30,8 +30,7 @@ export function accountsRoutes({ accounts, usage, guard, authRateLimit }: Accoun
         return { access_token: accessToken, token_type: 'bearer' as const, user: publicUser(user) }
       },
       {
-        transform: limitAttempts,
-        ...jsonBody(RegisterBody),
+        ...jsonBody(RegisterBody, limitAttempts),
         response: { 201: AuthResponse, ...problems(400, 409, 413, 415, 422, 429) },
         detail: { tags: ['accounts'], summary: 'Create an account (e-mail and password)' },
       },
@@ -44,8 +43,7 @@ export function accountsRoutes({ accounts, usage, guard, authRateLimit }: Accoun
         return { access_token: accessToken, token_type: 'bearer' as const, user: publicUser(user) }
       },
       {
-        transform: limitAttempts,
-        ...jsonBody(LoginBody),
+        ...jsonBody(LoginBody, limitAttempts),
         response: { 200: AuthResponse, ...problems(400, 401, 413, 415, 422, 429) },
         detail: { tags: ['accounts'], summary: 'Log in with e-mail and password' },
       },
@@ -79,8 +77,7 @@ export function accountsRoutes({ accounts, usage, guard, authRateLimit }: Accoun
         set.status = 204
       },
       {
-        jwtOnly: true,
-        ...jsonBody(PasswordBody),
+        ...guard.jsonBody({ jwtOnly: true }, PasswordBody),
         response: { 204: t.Void(), ...problems(400, 401, 403, 413, 415, 422, 429) },
         detail: {
           tags: ['accounts'],

@@ -1,7 +1,7 @@
 // GET/POST /api/user/favorites, DELETE /api/user/favorites/{prompt_id} (contract section 6).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { jsonBody, PaginationQuery, paginated, problems, strictObject } from '../../http/schemas'
+import { PaginationQuery, paginated, problems, strictObject } from '../../http/schemas'
 import type { Favorites } from './service'
 
 const Favorite = t.Object({ prompt_id: t.String({ format: 'uuid' }), title: t.String(), category_id: t.String(), created_at: t.String({ format: 'date-time' }) })
@@ -25,8 +25,7 @@ export function favoritesRoutes({ favorites, guard }: { favorites: Favorites; gu
         return favorite
       },
       {
-        auth: true,
-        ...jsonBody(strictObject({ prompt_id: t.String({ format: 'uuid', description: 'the prompt’s UUID' }) })),
+        ...guard.jsonBody({ auth: true }, strictObject({ prompt_id: t.String({ format: 'uuid', description: 'the prompt’s UUID' }) })),
         response: { 200: Added, 201: Added, ...problems(400, 401, 403, 404, 413, 415, 422) },
         detail: { tags: ['favorites'], summary: 'Add a favorite (201; 200 with the same body when it already was one)', security },
       },

@@ -2,7 +2,7 @@
 // (contract section 7).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { jsonBody, NO_STORE, StringEnum, paginated, PaginationQuery, ProblemSchema, problems } from '../../http/schemas'
+import { NO_STORE, StringEnum, paginated, PaginationQuery, ProblemSchema, problems } from '../../http/schemas'
 import { OptimizeBody, parseOptimizeBody } from './input'
 import { OPTIMIZATION_MODES } from './modes'
 import { OPTIMIZATION_STATUSES } from './schema'
@@ -84,8 +84,7 @@ export function optimizerRoutes({ optimizer, guard }: OptimizerRoutesDeps) {
       '/api/optimizer/optimize',
       ({ user, body, request }) => optimizer.start(user, parseOptimizeBody(body), request),
       {
-        auth: true,
-        ...jsonBody(OptimizeBody),
+        ...guard.jsonBody({ auth: true }, OptimizeBody),
         detail: {
           tags: ['optimizer'],
           summary: 'Optimize a prompt, streamed as Server-Sent Events',

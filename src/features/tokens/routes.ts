@@ -1,7 +1,7 @@
 // /api/user/tokens: personal access tokens for scripts (contract section 3).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { jsonBody, NO_STORE, problems } from '../../http/schemas'
+import { NO_STORE, problems } from '../../http/schemas'
 import { cleanLabel } from '../../http/text'
 import { CreatedToken, CreateTokenBody, DEFAULT_EXPIRY_DAYS, TOKEN_NAME_MAX, TokenSummary } from './model'
 import type { TokensService } from './service'
@@ -18,9 +18,7 @@ export function tokensRoutes({ tokens, guard }: { tokens: TokensService; guard: 
         return created
       },
       {
-        jwtOnly: true,
-        minTier: 'starter',
-        ...jsonBody(CreateTokenBody),
+        ...guard.jsonBody({ jwtOnly: true, minTier: 'starter' }, CreateTokenBody),
         response: { 201: CreatedToken, ...problems(400, 401, 403, 413, 415, 422) },
         detail: {
           tags: ['tokens'],
