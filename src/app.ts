@@ -64,8 +64,8 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     ...catalogue.jobs,
   ]
   // Process-lifetime work of a server (its instance registration), around listening.
-  const start = () => optimizer.start()
-  const stop = () => optimizer.stop()
+  const start = () => optimizer.registerProcess()
+  const stop = () => optimizer.unregisterProcess()
 
   // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
   const edgeApp = {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { json, makeTestApp, problem } from './support/app'
 import { importRecords, loadTestCatalogue } from './support/catalogue'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 const get = (path: string) => t.request(path)
 const WELCOME = '11111111-1111-4111-8111-111111111111'
 const search = async (q: string, extra = '') => {
@@ -24,7 +24,7 @@ beforeAll(async () => {
   })
 })
 
-describe('GET /api/categories', () => {
+describe('GET /api/categories', async () => {
   test('every category in display order, with subcategories and prompt counts', async () => {
     const res = await get('/api/categories')
     expect(res.status).toBe(200)
@@ -40,7 +40,7 @@ describe('GET /api/categories', () => {
       expect(c.prompt_count).toBeGreaterThanOrEqual(c.subcategories.reduce((n: number, s: { prompt_count: number }) => n + s.prompt_count, 0))
     }
     const total = items.reduce((n: number, c: { prompt_count: number }) => n + c.prompt_count, 0)
-    expect(total).toBe((t.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n)
+    expect(total).toBe((t.services.catalogue.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n)
   })
 
   test('an import made after the first read shows up (the cached tree follows the revision)', async () => {
@@ -50,7 +50,7 @@ describe('GET /api/categories', () => {
   })
 })
 
-describe('GET /api/categories/{id}', () => {
+describe('GET /api/categories/{id}', async () => {
   test('one category with its subcategories', async () => {
     const body = await json(await get('/api/categories/coding'))
     expect(Object.keys(body).sort()).toEqual(['description', 'icon', 'id', 'name', 'prompt_count', 'subcategories'])
@@ -65,7 +65,7 @@ describe('GET /api/categories/{id}', () => {
   })
 })
 
-describe('GET /api/categories/{id}/prompts', () => {
+describe('GET /api/categories/{id}/prompts', async () => {
   test('paginated summaries, popular first by default', async () => {
     const res = await get('/api/categories/writing/prompts?limit=2')
     expect(res.status).toBe(200)
@@ -106,7 +106,7 @@ describe('GET /api/categories/{id}/prompts', () => {
   })
 })
 
-describe('GET /api/search', () => {
+describe('GET /api/search', async () => {
   test('title matches rank above content-only matches; summaries plus a snippet', async () => {
     const body = await search('zebra')
     expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Zebra crossing designer', 'Plain prompt'])
@@ -169,7 +169,7 @@ describe('GET /api/search', () => {
   })
 
   test('total counts matches up to 1,000; pages stay within it', async () => {
-    const many = makeTestApp()
+    const many = await makeTestApp()
     importRecords(many, {
       categories: [{ id: 'bulk', name: 'Bulk', icon: '📦', order: 1 }],
       prompts: Array.from({ length: 1010 }, (_, i) => ({
@@ -222,7 +222,7 @@ describe('GET /api/search', () => {
   })
 })
 
-describe('long prompts', () => {
+describe('long prompts', async () => {
   test('a 150,000-character prompt is stored, served whole and found by a word near its end', async () => {
     const content = `${'A long preamble sentence about nothing in particular. '.repeat(2800)}Finally the quixotic ending.`
     expect(content.length).toBeGreaterThan(150_000)
@@ -237,7 +237,7 @@ describe('long prompts', () => {
   })
 })
 
-describe('GET /api/prompts/{id}', () => {
+describe('GET /api/prompts/{id}', async () => {
   test('the full prompt: summary fields, content and the variables in order of first appearance', async () => {
     const res = await get(`/api/prompts/${WELCOME}`)
     expect(res.status).toBe(200)
@@ -265,7 +265,7 @@ describe('GET /api/prompts/{id}', () => {
   })
 })
 
-describe('OpenAPI', () => {
+describe('OpenAPI', async () => {
   test('every catalogue, skills and favorites route is documented with its tag, parameters and problems', async () => {
     const doc = await json(await get('/api/openapi.json'))
     const routes = [

@@ -25,7 +25,7 @@ let base = process.env.DOCS_BASE_URL?.replace(/\/$/, '') ?? ''
 beforeAll(async () => {
   if (!haveChromium) return
   if (!base) {
-    server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: makeTestApp().handle })
+    server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (await makeTestApp()).handle })
     base = `http://127.0.0.1:${server.port}`
   }
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] })

@@ -3,8 +3,8 @@ import { describe, expect, test } from 'bun:test'
 import { indexRoutes, pathnameOf } from '../src/http/routes-index'
 import { makeTestApp, problem, register } from './support/app'
 
-describe('CORS', () => {
-  const t = makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
+describe('CORS', async () => {
+  const t = await makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
 
   test('an allowed origin gets the CORS headers, on errors too', async () => {
     for (const path of ['/api/health', '/api/user/me']) {
@@ -34,20 +34,20 @@ describe('CORS', () => {
   })
 
   test('without CORS_ORIGINS no CORS headers are sent at all', async () => {
-    const plain = makeTestApp()
+    const plain = await makeTestApp()
     const res = await plain.request('/api/health', { headers: { origin: 'https://app.example.com' } })
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
   })
 
   test('CORS_ORIGINS=* allows any origin', async () => {
-    const any = makeTestApp({ CORS_ORIGINS: '*' })
+    const any = await makeTestApp({ CORS_ORIGINS: '*' })
     const res = await any.request('/api/health', { headers: { origin: 'https://anything.example.org' } })
     expect(res.headers.get('access-control-allow-origin')).toBe('https://anything.example.org')
   })
 })
 
-describe('edge answers', () => {
-  const t = makeTestApp()
+describe('edge answers', async () => {
+  const t = await makeTestApp()
 
   test('an announced body over 1 MiB is refused before it is read, with the usual headers', async () => {
     const res = await t.request('/api/auth/login', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } })
@@ -86,8 +86,8 @@ describe('edge answers', () => {
   })
 })
 
-describe('request ids', () => {
-  const t = makeTestApp()
+describe('request ids', async () => {
+  const t = await makeTestApp()
   const idOf = (res: Response) => res.headers.get('x-request-id')
 
   test('each response carries its own id: generated, or the incoming one echoed', async () => {
@@ -127,8 +127,8 @@ describe('request ids', () => {
   })
 })
 
-describe('synchronous answers', () => {
-  const t = makeTestApp()
+describe('synchronous answers', async () => {
+  const t = await makeTestApp()
 
   // A promise per request costs light endpoints a visible share of their throughput: health
   // checks and the category tree are answered synchronously, straight through the edge.
@@ -141,8 +141,8 @@ describe('synchronous answers', () => {
   })
 })
 
-describe('hosts', () => {
-  const t = makeTestApp()
+describe('hosts', async () => {
+  const t = await makeTestApp()
   // Behind a proxy the Host is often an upstream or service name ("api", "web") on port 80.
   // Elysia by default assumes hosts of 4+ characters (elysiajs/elysia#748) and would route
   // http://api/api/health as /health.
@@ -158,7 +158,7 @@ describe('hosts', () => {
   })
 })
 
-describe('route index', () => {
+describe('route index', async () => {
   const index = indexRoutes([
     { method: 'GET', path: '/api/skills/search' },
     { method: 'GET', path: '/api/skills/:skill_id' },
@@ -207,8 +207,8 @@ describe('route index', () => {
   })
 })
 
-describe('methods', () => {
-  const t = makeTestApp()
+describe('methods', async () => {
+  const t = await makeTestApp()
 
   test('a known path with another method → 405 method_not_allowed with Allow, before authentication', async () => {
     const cases: [string, string, string][] = [
@@ -251,7 +251,7 @@ describe('methods', () => {
   })
 
   test('a preflight from an allowed origin is still the CORS answer, and Allow is readable cross-origin', async () => {
-    const cors = makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
+    const cors = await makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
     const origin = 'https://app.example.com'
     const preflight = await cors.request('/api/user/me', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'DELETE' } })
     expect(preflight.status).toBe(204)

@@ -3,14 +3,14 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { json, makeTestApp, problem, register, type Registered } from './support/app'
 import { loadTestCatalogue, promptIds } from './support/catalogue'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 let ids: string[] = []
 let alice: Registered
 let bob: Registered
 
 beforeAll(async () => {
   await loadTestCatalogue(t)
-  ids = promptIds(t)
+  ids = await promptIds(t)
   alice = await register(t)
   bob = await register(t)
 })
@@ -18,9 +18,9 @@ beforeAll(async () => {
 const add = (token: string, body: unknown) => t.request('/api/user/favorites', { method: 'POST', token, json: body })
 const list = (token: string, q = '') => t.request(`/api/user/favorites${q}`, { token })
 const remove = (token: string, id: string) => t.request(`/api/user/favorites/${id}`, { method: 'DELETE', token })
-const favoriteCount = (id: string) => (t.db.$client.query('SELECT favorite_count AS n FROM prompts WHERE id = ?').get(id) as { n: number }).n
+const favoriteCount = (id: string) => (t.services.catalogue.db.$client.query('SELECT favorite_count AS n FROM prompts WHERE id = ?').get(id) as { n: number }).n
 
-describe('favorites', () => {
+describe('favorites', async () => {
   test('POST → 201 {prompt_id, created_at}; again → 200 with the same body; counted once', async () => {
     const id = ids[0]!
     const first = await add(alice.token, { prompt_id: id })

@@ -10,7 +10,7 @@ import { importPaths } from '../src/features/catalogue/import/run'
 import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, tempDir } from './support/app'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 const dir = tempDir()
 let files = 0
 /** Writes `content` to a fresh file with this extension; returns its path. */
@@ -19,8 +19,8 @@ function file(extension: string, content: string | Buffer): string {
   writeFileSync(path, content)
   return path
 }
-const importOne = (path: string) => importPaths(t.db, [path])[0]!
-const promptCount = () => (t.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n
+const importOne = (path: string) => importPaths(t.services.catalogue.db, [path])[0]!
+const promptCount = () => (t.services.catalogue.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n
 const served = async (id: string) => {
   const res = await t.request(`/api/prompts/${id}`)
   expect(res.status).toBe(200)
@@ -32,7 +32,7 @@ const MULTI_FILE = '# Deploy helper\nRun the script.\u001FFILE:scripts/deploy.sh
 
 const catalogue = (prompts: unknown[]) => JSON.stringify({ format: 'promptlib-catalogue', version: 1, categories: [{ id: 'fidelity', name: 'Fidelity' }], prompts }, null, 2)
 
-describe('prompts.csv', () => {
+describe('prompts.csv', async () => {
   test('control characters (U+0007, U+001E, U+001F) are kept; only the contract’s trim applies', async () => {
     const path = file('csv', `act,prompt\n"Bell\u0007 ringer  ","  ${MULTI_FILE}  "\n"\u001FStarts with a separator","\u001Econtent\u001F"\n`)
     const report = importOne(path)
@@ -70,12 +70,12 @@ describe('prompts.csv', () => {
     // A real U+FFFD in the file is text like any other and is kept.
     const replacement = file('csv', 'act,prompt\n"Replacement char","keeps \uFFFD as is"\n')
     expect(importOne(replacement).errors).toEqual([])
-    const row = t.db.$client.query('SELECT content FROM prompts WHERE id = ?').get(uuidV5('general\nReplacement char')) as { content: string }
+    const row = t.services.catalogue.db.$client.query('SELECT content FROM prompts WHERE id = ?').get(uuidV5('general\nReplacement char')) as { content: string }
     expect(row.content).toBe('keeps \uFFFD as is')
   })
 })
 
-describe('JSON catalogue', () => {
+describe('JSON catalogue', async () => {
   test('title, description and content are kept exactly: control characters, leading and trailing spaces', async () => {
     const id = 'f1de0000-0000-4000-8000-000000000001'
     const prompt = { id, title: '  Spaced\u001F title ', description: '\u0007bell\u001E ', category: 'fidelity', content: `\n  ${MULTI_FILE}\u0001\u007f\u0085\ufeff\uffff\u2028  \n` }
@@ -144,14 +144,14 @@ describe('JSON catalogue', () => {
   })
 })
 
-describe('SKILL.md', () => {
+describe('SKILL.md', async () => {
   const skill = (name: string, content: string | Buffer) => {
     const folder = join(dir, name)
     mkdirSync(folder, { recursive: true })
     writeFileSync(join(folder, 'SKILL.md'), content)
     return folder
   }
-  const stored = (name: string) => t.db.$client.query('SELECT description, instructions FROM skills WHERE id = ?').get(name) as { description: string; instructions: string }
+  const stored = (name: string) => t.services.catalogue.db.$client.query('SELECT description, instructions FROM skills WHERE id = ?').get(name) as { description: string; instructions: string }
 
   test('the body (instructions) and the description are kept exactly', () => {
     const body = `\n# Separated\u001Ffiles\n${MULTI_FILE}\n\n`
@@ -173,7 +173,7 @@ describe('SKILL.md', () => {
   })
 })
 
-describe('search', () => {
+describe('search', async () => {
   test('finds a word next to U+001F; the snippet is well-formed HTML text without control characters', async () => {
     const id = 'f1de0000-0000-4000-8000-000000000010'
     const content = `Intro.\u001FFILE:zanzibarian.md\u001E# Zanzibarian notes\u0007<b>bold</b>\u001FFILE:b.md\u001Eend`

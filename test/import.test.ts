@@ -3,8 +3,8 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DATABASE_FILE, openDatabase, type Db } from '../src/db/client'
-import { runMigrations } from '../src/db/migrate'
+import { DATABASE_FILE, openDatabase, type Db } from '../src/db/sqlite/client'
+import { runMigrations } from '../src/db/sqlite/migrate'
 import { importPaths } from '../src/features/catalogue/import/run'
 import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, tempDir } from './support/app'
@@ -26,7 +26,7 @@ const ftsIntact = (db: Db) => {
   db.$client.run("INSERT INTO skills_fts(skills_fts, rank) VALUES('integrity-check', 1)")
 }
 
-describe('JSON catalogue', () => {
+describe('JSON catalogue', async () => {
   test('imports categories, subcategories, prompts and skills; a second run changes nothing', () => {
     const { db } = freshDb()
     const [first] = importPaths(db, [fx('catalogue-good.json')])
@@ -84,7 +84,7 @@ describe('JSON catalogue', () => {
   })
 })
 
-describe('prompts.csv', () => {
+describe('prompts.csv', async () => {
   test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; type as a tag', () => {
     const { db } = freshDb()
     const [r] = importPaths(db, [fx('prompts.csv')])
@@ -122,7 +122,7 @@ describe('prompts.csv', () => {
   })
 })
 
-describe('Agent Skills folders', () => {
+describe('Agent Skills folders', async () => {
   test('a folder of skills: block-scalar description, files listed, warnings kept, the broken one refused alone', () => {
     const { db } = freshDb()
     const reports = importPaths(db, [fx('skills')])
@@ -167,7 +167,7 @@ describe('Agent Skills folders', () => {
   })
 })
 
-describe('promptlib import (a real process)', () => {
+describe('promptlib import (a real process)', async () => {
   test('prints problems as file:line, a summary, and exits 1 when a file had errors', () => {
     const dir = tempDir()
     const env = { DATA_DIR: dir, LOG_LEVEL: 'error' }
@@ -187,7 +187,7 @@ describe('promptlib import (a real process)', () => {
   })
 })
 
-describe('import modes', () => {
+describe('import modes', async () => {
   test('alone on the database (rollback journal for speed), the database is left in WAL mode and searchable', () => {
     const dir = tempDir()
     expect(cli(['import', fx('catalogue-good.json')], { DATA_DIR: dir, LOG_LEVEL: 'error' }).code).toBe(0)
@@ -214,7 +214,7 @@ describe('import modes', () => {
   })
 })
 
-describe('demo catalogue', () => {
+describe('demo catalogue', async () => {
   test('loaded on a fresh start, once; skipped with DEMO_CATALOGUE=false', async () => {
     const dir = tempDir()
     const server = await startServer({ DATA_DIR: dir })
@@ -240,10 +240,10 @@ describe('demo catalogue', () => {
   })
 
   test('not loaded when the catalogue already has content', async () => {
-    const t = makeTestApp()
-    importPaths(t.db, [fx('catalogue-good.json')])
+    const t = await makeTestApp()
+    importPaths(t.services.catalogue.db, [fx('catalogue-good.json')])
     const { loadDemoCatalogueIfEmpty } = await import('../src/features/catalogue/demo')
-    expect(await loadDemoCatalogueIfEmpty(t.db, t.log)).toBe(false)
-    expect(countRows(t.db, 'prompts')).toBe(3)
+    expect(await loadDemoCatalogueIfEmpty(t.services.catalogue.db, t.log)).toBe(false)
+    expect(countRows(t.services.catalogue.db, 'prompts')).toBe(3)
   })
 })

@@ -11,7 +11,7 @@ import { HISTORY, makeOptimizerApp } from './support/optimizer'
 import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
-const t = makeOptimizerApp({ upstreamUrl: fake.url })
+const t = await makeOptimizerApp({ upstreamUrl: fake.url })
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.handle })
 const base = `http://127.0.0.1:${server.port}`
 afterAll(async () => {

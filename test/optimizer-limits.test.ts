@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createId } from '@paralleldrive/cuid2'
 import { eq } from 'drizzle-orm'
-import { optimizationHistory } from '../src/db/schema'
+import { optimizationHistory } from '../src/db/schema.sqlite'
 import { STALE_RUNNING_MS, sweepStaleOptimizations } from '../src/features/optimizer/history'
 import { json, problem, register } from './support/app'
 import { FakeLlm } from './support/fake-llm'
@@ -12,12 +12,12 @@ import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
 afterAll(() => fake.stop())
-const t = makeOptimizerApp({ upstreamUrl: fake.url })
-const builtin = makeOptimizerApp()
+const t = await makeOptimizerApp({ upstreamUrl: fake.url })
+const builtin = await makeOptimizerApp()
 const GOOD = { prompt: 'turn this into a checklist', mode: 'enhance' }
 
 const usedToday = async (token: string) => (await json(await t.request('/api/user/me', { token }))).usage.optimizations_today as number
-const rowsOf = (app: typeof t, userId: string) => app.db.select().from(optimizationHistory).where(eq(optimizationHistory.userId, userId)).all()
+const rowsOf = (app: typeof t, userId: string) => app.services.catalogue.db.select().from(optimizationHistory).where(eq(optimizationHistory.userId, userId)).all()
 
 /** The most rows that were running at one moment (an end and a start at the same ms do not overlap). */
 function maxOverlap(rows: { createdAt: Date; finishedAt: Date | null }[]): number {
@@ -46,7 +46,7 @@ describe('daily quota under concurrency', () => {
   test('starter user, 25 concurrent calls against a slow upstream: 10 counted, never more than 3 open', async () => {
     fake.script = { tokens: ['a ', 'b'], tokenDelayMs: 20 }
     const { token, user } = await register(t)
-    setTier(t, user.id, 'starter')
+    await setTier(t, user.id, 'starter')
     let streamed = 0
     const results = await Promise.all(
       Array.from({ length: 25 }, async (_, i) => {
@@ -97,7 +97,7 @@ describe('the open-stream cap (3 per user)', () => {
   test('a 4th concurrent stream → 429 rate_limited with Retry-After, costing no quota; a slot frees when one ends', async () => {
     fake.script = { tokens: ['held '], hold: true }
     const { token, user } = await register(t)
-    setTier(t, user.id, 'starter')
+    await setTier(t, user.id, 'starter')
     const open = await Promise.all([1, 2, 3].map(() => optimize(t, token, GOOD)))
     expect(open.map((r) => r.status)).toEqual([200, 200, 200])
     const readers = open.map((r) => new SseReader(r))
@@ -122,7 +122,7 @@ describe('the open-stream cap (3 per user)', () => {
 
   test('running rows left by a crashed process stop counting after the bound, and are swept to aborted', async () => {
     const { token, user } = await register(builtin)
-    setTier(builtin, user.id, 'pro')
+    await setTier(builtin, user.id, 'pro')
     const row = (ageMs: number) => ({
       id: createId(),
       userId: user.id,
@@ -133,12 +133,12 @@ describe('the open-stream cap (3 per user)', () => {
       createdAt: new Date(Date.now() - ageMs),
     })
     // three fresh running rows (another instance's live streams) block a fourth
-    builtin.db.insert(optimizationHistory).values([row(1000), row(1000), row(1000)]).run()
+    builtin.services.catalogue.db.insert(optimizationHistory).values([row(1000), row(1000), row(1000)]).run()
     await problem(await optimize(builtin, token, GOOD), 429, 'rate_limited')
     // the same three, but older than any stream can live: they no longer count
-    builtin.db.update(optimizationHistory).set({ createdAt: new Date(Date.now() - STALE_RUNNING_MS - 1000) }).run()
+    builtin.services.catalogue.db.update(optimizationHistory).set({ createdAt: new Date(Date.now() - STALE_RUNNING_MS - 1000) }).run()
     expect((await optimizeAll(builtin, token, GOOD)).events.at(-1)!.event).toBe('done')
-    expect(sweepStaleOptimizations(builtin.db)).toBe(3)
+    expect(sweepStaleOptimizations(builtin.services.catalogue.db)).toBe(3)
     const page = await json(await builtin.request('/api/optimizer/history', { token }))
     expect(page.items.map((i: { status: string }) => i.status).sort()).toEqual(['aborted', 'aborted', 'aborted', 'completed'])
     expect(rowsOf(builtin, user.id).map((r) => r.status)).not.toContain('running')

@@ -7,7 +7,7 @@ import { ProblemError } from '../src/http/problem'
 import { makeTestApp, problem, register, uniqueEmail } from './support/app'
 import { setTier } from './support/catalogue'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 const JSON_TYPE = { 'content-type': 'application/json' }
 const nested = (depth: number, inner = '') => '['.repeat(depth) + inner + ']'.repeat(depth)
 const ONE_MIB = 1024 * 1024
@@ -22,7 +22,7 @@ const send = (route: string, body: RequestInit['body'], headers: Record<string, 
   return t.request(path, { method, body, headers })
 }
 
-describe('nesting limit', () => {
+describe('nesting limit', async () => {
   test('flat scan: brackets inside strings and escaped quotes do not count', () => {
     expect(nestsDeeperThan(nested(64), 64)).toBe(false)
     expect(nestsDeeperThan(nested(65), 64)).toBe(true)
@@ -78,7 +78,7 @@ describe('nesting limit', () => {
   })
 })
 
-describe('authentication before the body', () => {
+describe('authentication before the body', async () => {
   const bad: [string, RequestInit['body'], Record<string, string>][] = [
     ['malformed', '{"prompt_id":', JSON_TYPE],
     ['empty', '', JSON_TYPE],
@@ -143,8 +143,8 @@ describe('authentication before the body', () => {
   })
 })
 
-describe('login and register: every attempt counts, the malformed ones too', () => {
-  const limited = makeTestApp({ AUTH_RATE_LIMIT: '10', TRUST_PROXY: 'true' })
+describe('login and register: every attempt counts, the malformed ones too', async () => {
+  const limited = await makeTestApp({ AUTH_RATE_LIMIT: '10', TRUST_PROXY: 'true' })
   const attempt = (path: string, ip: string, body: RequestInit['body'], headers: Record<string, string> = JSON_TYPE) =>
     limited.request(path, { method: 'POST', body, headers: { ...headers, 'x-forwarded-for': ip } })
 

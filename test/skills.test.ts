@@ -4,7 +4,7 @@ import { importCatalogueData } from '../src/features/catalogue/import/json'
 import { json, makeTestApp, problem, register } from './support/app'
 import { loadTestCatalogue, setTier } from './support/catalogue'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 let pro = ''
 let lifetime = ''
 let free = ''
@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 const get = (path: string, token = pro) => t.request(path, { token })
 
-describe('access', () => {
+describe('access', async () => {
   test('no token → 401; free and starter → 403 upgrade_required (pro); pro and lifetime → 200', async () => {
     for (const path of ['/api/skills', '/api/skills/search?q=review', '/api/skills/code-review']) {
       await problem(await t.request(path), 401, 'missing_token')
@@ -40,7 +40,7 @@ describe('access', () => {
   })
 })
 
-describe('GET /api/skills', () => {
+describe('GET /api/skills', async () => {
   test('paginated, by name, with the documented fields', async () => {
     const body = await json(await get('/api/skills?limit=3'))
     expect(body).toMatchObject({ limit: 3, offset: 0 })
@@ -68,7 +68,7 @@ describe('GET /api/skills', () => {
   })
 })
 
-describe('GET /api/skills/{id}', () => {
+describe('GET /api/skills/{id}', async () => {
   test('the skill with its instructions', async () => {
     const body = await json(await get('/api/skills/release-notes'))
     expect(body).toMatchObject({
@@ -86,10 +86,10 @@ describe('GET /api/skills/{id}', () => {
   })
 })
 
-describe('GET /api/skills/search', () => {
+describe('GET /api/skills/search', async () => {
   test('is the search endpoint, never the skill "search" (which no import may create)', async () => {
     await problem(await get('/api/skills/search'), 422, 'validation_failed')
-    const report = importCatalogueData(t.db, {
+    const report = importCatalogueData(t.services.catalogue.db, {
       format: 'promptlib-catalogue', version: 1,
       skills: [{ name: 'search', description: 'A skill that would shadow the endpoint.', instructions: 'x' }],
     }, { file: 'x' })

@@ -2,8 +2,8 @@
 // inside a transaction, for limited, unlimited and item-metered counters.
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { openDatabase, writeTransaction } from '../src/db/client'
-import { runMigrations } from '../src/db/migrate'
+import { openDatabase, writeTransaction } from '../src/db/sqlite/client'
+import { runMigrations } from '../src/db/sqlite/migrate'
 import { consumeDaily, dailyUsed, refundDaily, todayUtc, utcDay } from '../src/features/usage/daily'
 import { tempDir } from './support/app'
 

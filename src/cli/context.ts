@@ -2,7 +2,7 @@
 import { SQLiteError } from 'bun:sqlite'
 import { dirname } from 'node:path'
 import type { Config } from '../config'
-import { databaseFile, openStorage, type Storage } from '../db'
+import { databaseFile, type OpenStorageOptions, openStorage, type Storage } from '../db'
 import { redactUrl } from '../db/postgres/client'
 import { isBusy } from '../db/sqlite/client'
 import type { Logger } from '../log'
@@ -25,10 +25,10 @@ export class DatabaseUnavailableError extends Error {}
  * waits up to SQLITE_LOCK_TIMEOUT_MS for another process's lock (at open, and later for each
  * statement).
  */
-export async function openCommandStorage(config: Config): Promise<{ storage: Storage; applied: string[] }> {
+export async function openCommandStorage(config: Config, options: OpenStorageOptions = {}): Promise<{ storage: Storage; applied: string[] }> {
   const started = Date.now()
   try {
-    return await openStorage(config)
+    return await openStorage(config, options)
   } catch (error) {
     const explained = explainStorageError(error, config, Date.now() - started) ?? explainOpenError(error, config)
     throw explained ? new DatabaseUnavailableError(explained) : error

@@ -3,11 +3,11 @@
 // stderr only when it is a terminal; a summary per file ends the run. Exit 1 when any file had
 // errors (those files changed nothing).
 import type { Database } from 'bun:sqlite'
-import { switchToWal } from '../db/client'
+import { enterBulkMode } from '../db/sqlite/bulk'
 import { formatIssue, type FileReport } from '../features/catalogue/import/report'
 import { importPaths } from '../features/catalogue/import/run'
 import { isSlug } from '../features/catalogue/text'
-import { type CliContext, openMigratedDatabase, table, UsageError } from './context'
+import { type CliContext, openCommandStorage, table, UsageError } from './context'
 import { IMPORT_USAGE } from './usage'
 
 
@@ -48,34 +48,6 @@ function progressBar(): { update: (file: string, done: number, total: number) =>
 const OPTIMIZE_AFTER = 10_000
 
 /**
- * When no other process has the database open, the import runs with a rollback journal: every
- * page is then written once, where in WAL mode it is written to the log and copied again by the
- * checkpoint (100,000 prompts: 10 s instead of 15 s). SQLite refuses the switch while another
- * connection is open (a running server: SQLITE_BUSY), and the import then simply stays in WAL mode. A crash
- * midway leaves a journal that rolls the transaction back on the next open, as in WAL mode.
- * A rollback journal with synchronous=NORMAL can be corrupted by a power cut at the wrong moment
- * (WAL cannot), so bulk mode syncs fully: a few more fsyncs per file, nothing per row.
- */
-export function enterBulkMode(client: Database, lockTimeoutMs: number): { leave: () => void } {
-  let mode: string | undefined
-  try {
-    mode = client.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode
-  } catch {
-    mode = undefined // SQLITE_BUSY: another process has it open
-  }
-  if (mode !== 'delete') return { leave: () => {} }
-  const synchronous = client.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous
-  client.run('PRAGMA synchronous = FULL')
-  return {
-    leave: () => {
-      // Back to WAL: like the switch at open, this waits (bounded) for a process that opened the database meanwhile.
-      switchToWal(client, Date.now() + lockTimeoutMs)
-      client.run(`PRAGMA synchronous = ${synchronous}`)
-    },
-  }
-}
-
-/**
  * FTS5 builds its index in segments as rows arrive; after a large import, every query would
  * have to look a word up in each of them. 'optimize' merges them (about 1.5 s per 100,000 prompts).
  */
@@ -87,9 +59,10 @@ function optimizeSearchIndexes(client: Database): void {
 
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
   const { paths, category } = parseArgs(args)
-  const db = openMigratedDatabase(ctx.config)
-  // A bigger page cache for this process only: a large import rewrites many index pages.
-  db.$client.run('PRAGMA cache_size = -262144')
+  const { storage } = await openCommandStorage(ctx.config, { singleConnection: true })
+  // TEMPORARY (two-engines conversion): the importers still write through the SQLite connection.
+  if (storage.engine !== 'sqlite') throw new UsageError('import into PostgreSQL is not available yet')
+  const db = storage.writer
   const bulk = enterBulkMode(db.$client, ctx.config.sqlite.lockTimeoutMs)
   const bar = progressBar()
   const started = performance.now()
@@ -101,7 +74,7 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
   } finally {
     bar.clear()
     bulk.leave()
-    db.$client.close()
+    await storage.close()
   }
   for (const r of reports) {
     for (const issue of r.errors) ctx.err(formatIssue('error', issue))

@@ -19,8 +19,18 @@ export interface StorageConfig {
 
 export const databaseFile = (config: Pick<StorageConfig, 'dataDir'>) => join(config.dataDir, DATABASE_FILE)
 
+export interface OpenStorageOptions {
+  /** PostgreSQL: connections in this process's pool */
+  poolSize?: number
+  /**
+   * SQLite: one connection for reads and writes (a command that works alone, like an import,
+   * which may then switch to a rollback journal: db/sqlite/bulk.ts)
+   */
+  singleConnection?: boolean
+}
+
 /** Opens the storage and applies pending migrations; returns the tags applied. */
-export async function openStorage(config: StorageConfig, options: { poolSize?: number } = {}): Promise<{ storage: Storage; applied: string[] }> {
+export async function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Promise<{ storage: Storage; applied: string[] }> {
   if (config.databaseUrl) {
     const storage = openPostgres(config.databaseUrl, { max: options.poolSize })
     try {
@@ -32,7 +42,11 @@ export async function openStorage(config: StorageConfig, options: { poolSize?: n
   }
   // Opening waits up to lockTimeoutMs for another process (an import); serve.ts shortens the
   // wait for requests once it is listening.
-  const storage = openSqlite(databaseFile(config), { lockTimeoutMs: config.sqlite.lockTimeoutMs, synchronous: config.sqlite.synchronous })
+  const storage = openSqlite(databaseFile(config), {
+    lockTimeoutMs: config.sqlite.lockTimeoutMs,
+    synchronous: config.sqlite.synchronous,
+    singleConnection: options.singleConnection,
+  })
   try {
     return { storage, applied: runMigrations(storage.writer) }
   } catch (error) {

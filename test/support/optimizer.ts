@@ -1,8 +1,5 @@
 // Helpers for the optimizer tests: calling /api/optimizer/optimize and reading its stream.
-import { eq } from 'drizzle-orm'
 import type { Config } from '../../src/config'
-import { users } from '../../src/db/schema'
-import type { Tier } from '../../src/tiers'
 import { makeTestApp, type TestApp } from './app'
 import { type ReceivedEvent, SseReader } from './sse-client'
 
@@ -16,19 +13,17 @@ export interface OptimizeBody {
   [extra: string]: unknown
 }
 
-export function setTier(t: TestApp, userId: string, tier: Tier): void {
-  t.db.update(users).set({ tier }).where(eq(users.id, userId)).run()
-}
+export { setTier } from './app'
 
 /** An app whose optimizer talks to a fake upstream (or the built-in engine without `upstreamUrl`). */
-export function makeOptimizerApp(options: { upstreamUrl?: string; env?: Record<string, string>; stream?: Partial<Config['optimizerStream']> } = {}) {
+export async function makeOptimizerApp(options: { upstreamUrl?: string; env?: Record<string, string>; stream?: Partial<Config['optimizerStream']> } = {}) {
   const env: Record<string, string> = { ...options.env }
   if (options.upstreamUrl) {
     env.OPTIMIZER_BASE_URL = options.upstreamUrl
     env.OPTIMIZER_API_KEY ??= 'sk-test-secret-key-0123456789'
     env.OPTIMIZER_MODEL ??= 'fake-model-1'
   }
-  return makeTestApp(env, { optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 600_000, ...options.stream } })
+  return await makeTestApp(env, { optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 600_000, ...options.stream } })
 }
 
 export function optimize(t: TestApp, token: string | undefined, body: OptimizeBody | string, headers: Record<string, string> = {}) {

@@ -12,11 +12,11 @@ function connectionOf(tx: Tx): SqliteDb {
   return tx.db
 }
 
-export function openSqlite(file: string, options: OpenOptions = {}): SqliteStorage {
+export function openSqlite(file: string, { singleConnection = false, ...options }: OpenOptions & { singleConnection?: boolean } = {}): SqliteStorage {
   const writer = openDatabase(file, options)
-  let reader: SqliteDb
+  let reader: SqliteDb = writer
   try {
-    reader = openDatabase(file, options)
+    if (!singleConnection) reader = openDatabase(file, options)
   } catch (error) {
     writer.$client.close()
     throw error
@@ -73,7 +73,7 @@ export function openSqlite(file: string, options: OpenOptions = {}): SqliteStora
     },
 
     async close() {
-      reader.$client.close()
+      if (reader !== writer) reader.$client.close()
       writer.$client.close()
     },
   }

@@ -54,8 +54,8 @@ export function createOptimizer({ storage, log, config, shutdown, registerInstan
   return {
     ...optimizer,
     jobs,
-    start: beat,
-    async stop() {
+    registerProcess: beat,
+    async unregisterProcess() {
       if (instance) unregisterInstance(db, instance.id)
     },
   }
