@@ -6,7 +6,10 @@ import type { Storage } from '../../src/db/storage'
 type Param = string | number | boolean | null | Date
 
 export async function sqlRows<T = Record<string, unknown>>(storage: Storage, query: string, params: Param[] = []): Promise<T[]> {
-  if (storage.engine === 'postgres') return (await storage.db.$client.unsafe(query, params as never[])) as unknown as T[]
+  if (storage.engine === 'postgres') {
+    const bound = params.map((p) => (p instanceof Date ? p.toISOString() : p))
+    return (await storage.db.$client.unsafe(query, bound as never[])) as unknown as T[]
+  }
   const sqliteQuery = query.replace(/\$(\d+)/g, '?$1')
   const bound = params.map((p) => (p instanceof Date ? p.getTime() : typeof p === 'boolean' ? Number(p) : p))
   return storage.write((db) => db.$client.query(sqliteQuery).all(...(bound as never[])) as T[])

@@ -1,7 +1,9 @@
 // TEMPORARY shim (two-engines conversion): the catalogue still runs on the SQLite write
 // connection directly; its port and adapters replace this.
 import type { Job } from '../../db/jobs'
+import type { Db } from '../../db/sqlite/client'
 import type { Storage } from '../../db/storage'
+import { notYetOnPostgres } from '../not-yet'
 import type { AuthGuard } from '../../http/auth'
 import type { UsageService } from '../usage'
 import type { Logger } from '../../log'
@@ -11,7 +13,7 @@ import { createCatalogue as legacyCatalogue } from './service'
 
 
 export function createCatalogue({ storage }: { storage: Storage; usage: UsageService }) {
-  if (storage.engine !== 'sqlite') throw new Error('the catalogue does not run on PostgreSQL yet')
+  if (storage.engine !== 'sqlite') return notYetOnPostgres<ReturnType<typeof legacyCatalogue> & { db: Db; jobs: Job[] }>('the catalogue', { jobs: [] })
   const db = storage.writer
   return { ...legacyCatalogue(db), db, jobs: [] as Job[] }
 }

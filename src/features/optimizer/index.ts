@@ -3,6 +3,7 @@
 import type { Config } from '../../config'
 import type { Job } from '../../db/jobs'
 import type { Storage } from '../../db/storage'
+import { notYetOnPostgres } from '../not-yet'
 import type { Logger } from '../../log'
 import type { UsageService } from '../usage'
 import { createBuiltinEngine } from './engines/builtin'
@@ -24,7 +25,14 @@ export interface OptimizerDeps {
 }
 
 export function createOptimizer({ storage, log, config, shutdown, registerInstance = false }: OptimizerDeps) {
-  if (storage.engine !== 'sqlite') throw new Error('the optimizer does not run on PostgreSQL yet')
+  if (storage.engine !== 'sqlite') {
+    const noop = async () => {}
+    return notYetOnPostgres<ReturnType<typeof legacyOptimizer> & { jobs: Job[]; registerProcess(): Promise<void>; unregisterProcess(): Promise<void> }>('the optimizer', {
+      jobs: [],
+      registerProcess: noop,
+      unregisterProcess: noop,
+    })
+  }
   const db = storage.writer
   const instance = registerInstance ? currentProcess() : null
   const optimizer = legacyOptimizer({

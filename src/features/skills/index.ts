@@ -1,10 +1,11 @@
 // TEMPORARY shim (two-engines conversion).
 import type { Storage } from '../../db/storage'
+import { notYetOnPostgres } from '../not-yet'
 import { createSkills as legacySkills } from './service'
 
 export { skillsRoutes } from './routes'
 
 export function createSkills(storage: Storage) {
-  if (storage.engine !== 'sqlite') throw new Error('skills do not run on PostgreSQL yet')
+  if (storage.engine !== 'sqlite') return notYetOnPostgres<ReturnType<typeof legacySkills>>('skills')
   return legacySkills(storage.writer)
 }
