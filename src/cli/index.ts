@@ -3,7 +3,7 @@ import { type Config, ConfigError, loadConfig } from '../config'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
 import { type CliContext, DatabaseUnavailableError, explainStorageError, openCommandStorage, UsageError } from './context'
-import { IMPORT_USAGE } from './usage'
+import { DB_USAGE, IMPORT_USAGE } from './usage'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
 import { ProblemError } from '../http/problem'
@@ -14,6 +14,7 @@ usage:
   promptlib [serve]                    start the HTTP server (default)
   promptlib migrate                    apply database migrations and exit
   ${IMPORT_USAGE}
+  ${DB_USAGE}
 ${USER_USAGE.replace(/^/gm, '  ')}
   promptlib help | --version
 
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, Command> = {
   // Loaded on use: the importers (CSV, YAML) are not needed by a running server.
   import: async (args, ctx) => (await import('./import')).importCommand(args, ctx),
   user: userCommand,
+  db: async (args, ctx) => (await import('./db')).dbCommand(args, ctx),
 }
 
 export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'> = { out: console.log, err: console.error }): Promise<number> {

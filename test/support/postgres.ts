@@ -48,6 +48,15 @@ export async function freshDatabaseUrl(): Promise<string | null> {
   return urlFor(name)
 }
 
+/** A new PostgreSQL database with nothing in it (not even migrations), or null on SQLite. */
+export async function emptyDatabaseUrl(): Promise<string | null> {
+  if (!ADMIN_URL) return null
+  const name = `plib_${process.pid}_${counter++}_empty`
+  await admin((sql) => sql.unsafe(`CREATE DATABASE "${name}"`))
+  created.push(name)
+  return urlFor(name)
+}
+
 /** Drops every database this run created (called once at the end, see cleanup.ts). */
 export async function dropTestDatabases(): Promise<void> {
   if (!ADMIN_URL || !template) return
