@@ -49,6 +49,9 @@ describe('loadConfig', () => {
     ['SQLITE_LOCK_TIMEOUT_MS', '30s'],
     ['SQLITE_LOCK_TIMEOUT_MS', '3600001'],
     ['SQLITE_SYNCHRONOUS', 'off'],
+    ['DATABASE_URL', 'mysql://db/promptlib'],
+    ['DATABASE_URL', 'postgres://'],
+    ['DATABASE_URL', 'promptlib.db'],
   ])('a bad %s names the variable', (name, value) => {
     let error: unknown
     try {
@@ -59,6 +62,12 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError)
     expect((error as ConfigError).variable).toBe(name)
     expect((error as Error).message).toStartWith(`${name}: `)
+  })
+
+  test('DATABASE_URL: unset means SQLite; postgres:// and postgresql:// are PostgreSQL', () => {
+    expect(loadConfig({}).databaseUrl).toBeNull()
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/promptlib' }).databaseUrl).toBe('postgres://u:p@db:5432/promptlib')
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/promptlib?sslmode=require' }).databaseUrl).toBe('postgresql://db/promptlib?sslmode=require')
   })
 
   test('half a provider is an error naming the missing half', () => {
