@@ -1,6 +1,6 @@
 // The command line, run as a real process (contract section 11).
 import { describe, expect, test } from 'bun:test'
-import { cli, freePort } from './support/process'
+import { cli, freePort, startServer } from './support/process'
 import { processEnv, tempDir } from './support/app'
 import { emptyDatabaseUrl } from './support/postgres'
 import { sqlRun, withStorage } from './support/sql'
@@ -37,6 +37,17 @@ describe('promptlib CLI', () => {
     expect(first.stdout).toContain('applied 0000_init')
     if (!url) expect(existsSync(join(dir, 'promptlib.db'))).toBe(true)
     expect(cli(['migrate'], env).stdout).toContain('up to date')
+  })
+
+  test('healthcheck: 0 when the server on PORT answers, 1 with one line when nothing does', async () => {
+    const server = await startServer(await processEnv())
+    const port = new URL(server.url).port
+    expect(cli(['healthcheck'], { PORT: port, HOST: '0.0.0.0' }).code).toBe(0)
+    server.kill()
+    await server.exited
+    const down = cli(['healthcheck'], { PORT: port })
+    expect(down.code).toBe(1)
+    expect(down.stderr.trim().split('\n')).toEqual([expect.stringContaining('did not answer')])
   })
 
   test('an unreachable PostgreSQL stops any command with one line', async () => {

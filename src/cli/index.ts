@@ -13,6 +13,7 @@ const HELP = `promptlib ${VERSION}: a self-hosted prompt library
 usage:
   promptlib [serve]                    start the HTTP server (default)
   promptlib migrate                    apply database migrations and exit
+  promptlib healthcheck                exit 0 when the server on PORT answers /api/health (for containers)
   ${IMPORT_USAGE}
   ${DB_USAGE}
 ${USER_USAGE.replace(/^/gm, '  ')}
@@ -37,6 +38,19 @@ const COMMANDS: Record<string, Command> = {
   // Loaded on use: the importers (CSV, YAML) are not needed by a running server.
   import: async (args, ctx) => (await import('./import')).importCommand(args, ctx),
   user: userCommand,
+  async healthcheck(args, ctx) {
+    if (args.length > 0) throw new UsageError('usage: promptlib healthcheck')
+    const host = ['0.0.0.0', '::', ''].includes(ctx.config.host) ? '127.0.0.1' : ctx.config.host
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${ctx.config.port}/api/health`
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3000) })
+      if (res.ok) return 0
+      ctx.err(`promptlib: ${url} answered ${res.status}`)
+    } catch (error) {
+      ctx.err(`promptlib: ${url} did not answer (${(error as Error).message})`)
+    }
+    return 1
+  },
   db: async (args, ctx) => (await import('./db')).dbCommand(args, ctx),
 }
 
