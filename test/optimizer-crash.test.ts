@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process'
 import { hostname } from 'node:os'
 import type { Storage } from '../src/db/storage'
 import { currentProcess, HEARTBEAT_TIMEOUT_MS, isDead, processStartTime, type Registration } from '../src/features/optimizer/instances'
+import { pgOptimizerStore } from '../src/features/optimizer/store.pg'
+import { sqliteOptimizerStore } from '../src/features/optimizer/store.sqlite'
 import { json, register } from './support/app'
 import { FakeLlm } from './support/fake-llm'
 import { type ServerProcess, startServer } from './support/process'
@@ -206,5 +208,49 @@ describe('the sweep of dead processes (on the database, both engines)', () => {
     // A second sweep finds nothing more, and refunds nothing twice.
     expect(await t.services.optimizer.sweepDeadInstances(self)).toBe(0)
     expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
+  })
+
+  test('a stream that outlives a sweep of its row (a stalled heartbeat) is not refunded twice when it then fails', async () => {
+    const slow = new FakeLlm()
+    try {
+      const t = await makeOptimizerApp({ upstreamUrl: slow.url })
+      const { token, user } = await register(t)
+      await setTier(t, user.id, 'starter')
+      await (await optimize(t, token, { prompt: 'x', mode: 'enhance' })).text()
+      // The upstream fails before any text, after the sweep took the row for a dead process's.
+      slow.script = { headerDelayMs: 300, status: 500 }
+      const reader = new SseReader(await optimize(t, token, { prompt: 'x', mode: 'enhance' }))
+      expect((await reader.next())!.event).toBe('start')
+      await sqlRun(t.storage, "UPDATE optimization_history SET instance_id = 'ghost' WHERE status = 'running'")
+      expect(await t.services.optimizer.sweepDeadInstances(self)).toBe(1)
+      expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
+      const rest = await reader.all()
+      expect(rest.at(-1)!.data.code).toBe('upstream_error')
+      // the stream's own end is recorded, but its unit came back once only
+      expect((await historyRows(t.storage, user.id)).map((r) => [r.status, r.error_code])).toEqual([
+        ['completed', null],
+        ['failed', 'upstream_error'],
+      ])
+      expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
+    } finally {
+      slow.stop()
+    }
+  })
+
+  test('a registration that beat after the sweep read it is not removed; a removed one registers again with its next beat', async () => {
+    const t = await makeOptimizerApp()
+    const store = t.storage.engine === 'sqlite' ? sqliteOptimizerStore(t.storage) : pgOptimizerStore(t.storage)
+    const elsewhere = { id: 'elsewhere-1', hostname: 'elsewhere', pid: 1, processStart: null }
+    await store.beat(elsewhere, new Date(Date.now() - 2 * HEARTBEAT_TIMEOUT_MS))
+    const seen = await store.instances()
+    expect(seen.map((r) => [r.id, r.heartbeatAgeMs > HEARTBEAT_TIMEOUT_MS])).toEqual([['elsewhere-1', true]])
+    await store.beat(elsewhere)
+    await store.removeInstances(seen)
+    const after = await store.instances()
+    expect(after.map((r) => [r.id, r.heartbeatAgeMs < HEARTBEAT_TIMEOUT_MS])).toEqual([['elsewhere-1', true]])
+    await store.removeInstances(after)
+    expect(await store.instances()).toEqual([])
+    await store.beat(elsewhere)
+    expect((await store.instances()).map((r) => r.id)).toEqual(['elsewhere-1'])
   })
 })
