@@ -64,9 +64,11 @@ export const ErrorEvent = t.Object({
   detail: t.String(),
 })
 
+export type OptimizerErrorEvent = typeof ErrorEvent.static
+
 /** What the service yields; the route frames each as one `event:` line and one `data:` line. */
 export type OptimizerEvent =
   | { event: 'start'; data: typeof StartEvent.static }
   | { event: 'delta'; data: typeof DeltaEvent.static }
   | { event: 'done'; data: typeof DoneEvent.static }
-  | { event: 'error'; data: typeof ErrorEvent.static }
+  | { event: 'error'; data: OptimizerErrorEvent }

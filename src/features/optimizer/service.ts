@@ -10,7 +10,7 @@ import { type DailyQuota, dailyLimitReached, type UsageService, userSubject, utc
 import { EngineError, type EngineRun, type OptimizeRequest, type OptimizerEngine } from './engines/types'
 import { historyId } from './ids'
 import { isDead, type ServerInstance } from './instances'
-import type { HistoryItem, OptimizerEvent } from './model'
+import type { HistoryItem, OptimizerErrorEvent, OptimizerEvent } from './model'
 import type { OptimizerStore, RunOutcome } from './store'
 
 /** No stream lives longer than this: the engine is stopped with upstream_timeout. */
@@ -59,7 +59,7 @@ type Finish = Pick<RunOutcome, 'status' | 'optimizedPrompt' | 'errorCode'>
 interface Ending {
   finish: Finish
   /** the error event for the client, when it is still there to read one */
-  event?: { code: 'upstream_error' | 'upstream_timeout' | 'shutting_down' | 'internal_error'; detail: string }
+  event?: OptimizerErrorEvent
   refund: boolean
 }
 
@@ -81,7 +81,7 @@ export function createOptimizerService(deps: OptimizerDeps) {
       const detail = `The server is restarting; try again in a moment.${before ? NOT_COUNTED : ''}`
       return { finish: { status: 'aborted', optimizedPrompt: null, errorCode: 'shutting_down' }, event: { code: 'shutting_down', detail }, refund: before }
     }
-    let code: 'upstream_error' | 'upstream_timeout' | 'internal_error'
+    let code: Exclude<OptimizerErrorEvent['code'], 'shutting_down'>
     let detail: string
     if (stoppedBy === 'deadline') {
       code = 'upstream_timeout'
