@@ -18,25 +18,15 @@ export interface OptimizeBody {
 
 export { setTier } from './app'
 
-/**
- * An app whose optimizer talks to a fake upstream (or the built-in engine without `upstreamUrl`).
- * With `sameDatabaseAs`, a second app (another instance) on the first one's database.
- */
-export async function makeOptimizerApp(
-  options: { upstreamUrl?: string; env?: Record<string, string>; stream?: Partial<Config['optimizerStream']>; sameDatabaseAs?: TestApp } = {},
-) {
+/** An app whose optimizer talks to a fake upstream (or the built-in engine without `upstreamUrl`). */
+export async function makeOptimizerApp(options: { upstreamUrl?: string; env?: Record<string, string>; stream?: Partial<Config['optimizerStream']> } = {}) {
   const env: Record<string, string> = { ...options.env }
-  const shared = options.sameDatabaseAs
-  if (shared) env.DATA_DIR = shared.dataDir
   if (options.upstreamUrl) {
     env.OPTIMIZER_BASE_URL = options.upstreamUrl
     env.OPTIMIZER_API_KEY ??= 'sk-test-secret-key-0123456789'
     env.OPTIMIZER_MODEL ??= 'fake-model-1'
   }
-  return await makeTestApp(env, {
-    optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 600_000, ...options.stream },
-    ...(shared ? { databaseUrl: shared.config.databaseUrl } : {}),
-  })
+  return await makeTestApp(env, { optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 600_000, ...options.stream } })
 }
 
 /**
