@@ -173,3 +173,26 @@ describe('the server process', () => {
     ])
   })
 })
+
+describe('the service without HTTP', () => {
+  test('yields start, delta…, done as plain values; a reader that stops early leaves the run aborted, counted', async () => {
+    const app = await makeOptimizerApp()
+    const { user, token } = await register(app)
+    const caller = { id: user.id, email: user.email, name: user.name, tier: 'free' as const, createdAt: new Date() }
+    const request = { prompt: 'make this prompt better', mode: 'enhance' as const }
+    const whole = await app.services.optimizer.start(caller, request, { signal: new AbortController().signal, requestId: 'test' })
+    const events = []
+    for await (const event of whole.events) events.push(event)
+    expect(events[0]).toEqual({ event: 'start', data: { id: whole.id, mode: 'enhance', engine: 'builtin', model: null } })
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { id: whole.id, remaining_today: 2 } })
+
+    const cut = await app.services.optimizer.start(caller, request, { signal: new AbortController().signal, requestId: 'test' })
+    for await (const event of cut.events) if (event.event === 'start') break
+    const rows = await historyRows(app.storage, user.id)
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      [whole.id, 'completed'],
+      [cut.id, 'aborted'],
+    ])
+    expect((await json(await app.request('/api/user/me', { token }))).usage.optimizations_today).toBe(2)
+  })
+})
