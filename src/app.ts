@@ -51,7 +51,7 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     .use(healthRoutes(storage))
     .use(accountsRoutes({ accounts, usage, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
-    .use(optimizerRoutes({ optimizer, guard }))
+    .use(optimizerRoutes({ optimizer, guard, log, pingIntervalMs: config.optimizerStream.pingIntervalMs }))
     .use(catalogueRoutes({ catalogue, usage, guard }))
     .use(skillsRoutes({ skills, guard }))
     .use(favoritesRoutes({ favorites, guard }))

@@ -5,6 +5,7 @@ import { json, problem, register } from './support/app'
 import { FAKE_USAGE, FakeLlm, type FakeLlmScript, SECRET_IN_ERROR_BODY } from './support/fake-llm'
 import { freePort } from './support/process'
 import { HISTORY, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
+import { sqlNumber } from './support/sql'
 import { deltaText, SseReader, sequence } from './support/sse-client'
 
 const fake = new FakeLlm()
@@ -173,9 +174,9 @@ describe('GET /api/optimizer/history', () => {
     const app = await makeOptimizerApp()
     const { token, user } = await register(app)
     await optimizeAll(app, token, GOOD)
-    const count = () => app.services.catalogue.db.$client.query('SELECT count(*) AS n FROM optimization_history WHERE user_id = ?').get(user.id) as { n: number }
-    expect(count().n).toBe(1)
+    const count = () => sqlNumber(app.storage, 'SELECT count(*) FROM optimization_history WHERE user_id = $1', [user.id])
+    expect(await count()).toBe(1)
     expect((await app.request('/api/user/me', { method: 'DELETE', token })).status).toBe(204)
-    expect(count().n).toBe(0)
+    expect(await count()).toBe(0)
   })
 })

@@ -1,72 +1,79 @@
-// TEMPORARY shim (two-engines conversion): the optimizer still runs on the SQLite write
-// connection directly; its port and adapters replace this.
+// The optimizer: modes, engines, the optimize stream with its quota and open-stream cap, history,
+// and the registry of server processes whose streams it ends when they die.
 import type { Config } from '../../config'
 import type { Job } from '../../db/jobs'
 import type { Storage } from '../../db/storage'
-import { notYetOnPostgres } from '../not-yet'
 import type { Logger } from '../../log'
 import type { UsageService } from '../usage'
 import { createBuiltinEngine } from './engines/builtin'
 import { createOpenAiEngine } from './engines/openai'
-import { sweepDeadInstances, sweepStaleOptimizations } from './history'
-import { currentProcess, HEARTBEAT_EVERY_MS, heartbeat, unregisterInstance } from './instances'
-import { createOptimizer as legacyOptimizer } from './service'
+import { createHeartbeat, currentProcess, HEARTBEAT_EVERY_MS } from './instances'
+import { createOptimizerService, type OptimizerService } from './service'
+import { sqliteOptimizerStore } from './store.sqlite'
+import { pgOptimizerStore } from './store.pg'
 
 export { optimizerRoutes } from './routes'
+export type { OptimizerService } from './service'
+
+const HOUR = 60 * 60 * 1000
 
 export interface OptimizerDeps {
   storage: Storage
-  usage: UsageService
+  usage: Pick<UsageService, 'consume' | 'refund' | 'used'>
   log: Logger
-  config: Config
+  config: Pick<Config, 'optimizer' | 'optimizerStream'>
   shutdown: AbortSignal
-  /** register this process and sweep dead ones (servers); tests without a server leave it off */
+  /** register this process and keep its heartbeat (servers); tests without a server leave it off */
   registerInstance?: boolean
 }
 
-export function createOptimizer({ storage, log, config, shutdown, registerInstance = false }: OptimizerDeps) {
-  if (storage.engine !== 'sqlite') {
-    const noop = async () => {}
-    return notYetOnPostgres<ReturnType<typeof legacyOptimizer> & { jobs: Job[]; registerProcess(): Promise<void>; unregisterProcess(): Promise<void> }>('the optimizer', {
-      jobs: [],
-      registerProcess: noop,
-      unregisterProcess: noop,
-    })
-  }
-  const db = storage.writer
-  const instance = registerInstance ? currentProcess() : null
-  const optimizer = legacyOptimizer({
-    db,
+export interface Optimizer extends OptimizerService {
+  /** the optimizer's periodic work, for db/jobs.ts (on PostgreSQL one instance at a time) */
+  jobs: Job[]
+  /** registers this process and ends what dead ones left running, before the first request (serve) */
+  registerProcess(): Promise<void>
+  /** stops the heartbeat and removes the registration, after the last stream ended (serve) */
+  unregisterProcess(): Promise<void>
+}
+
+export function createOptimizer({ storage, usage, log, config, shutdown, registerInstance = false }: OptimizerDeps): Optimizer {
+  const store = storage.engine === 'sqlite' ? sqliteOptimizerStore(storage) : pgOptimizerStore(storage)
+  const self = currentProcess()
+  const service = createOptimizerService({
+    store,
+    transaction: (fn) => storage.transaction(fn),
+    usage,
     log,
     // The built-in engine's JIT warm-up is left to serve.ts, after listen, so start-up stays fast.
     engine: config.optimizer ? createOpenAiEngine(config.optimizer) : createBuiltinEngine({ warmUp: false }),
-    pingIntervalMs: config.optimizerStream.pingIntervalMs,
     maxOpenStreamsPerUser: config.optimizerStream.maxOpenStreamsPerUser,
     maxStreamMs: config.optimizerStream.maxStreamMs,
     shutdown,
-    instanceId: instance?.id,
+    instanceId: registerInstance ? self.id : null,
   })
-  // This process's registration and heartbeat; with each beat, the optimizer streams that a dead
-  // process (a previous run of this one, or another instance) left `running` are ended.
-  const beat = async () => {
-    if (!instance) return
-    heartbeat(db, instance)
-    const ended = sweepDeadInstances(db, instance)
+  const heartbeat = createHeartbeat(store, self, log)
+  const sweepDead = async () => {
+    const ended = await service.sweepDeadInstances(self)
     if (ended > 0) log.warn('optimizer streams of a dead server process ended', { count: ended })
   }
-  const jobs: Job[] = [
-    { name: 'optimizer-heartbeat', everyMs: HEARTBEAT_EVERY_MS, run: beat },
-    // `running` rows older than any stream can live, whatever their owner (the last resort)
-    { name: 'optimizer-stale-rows', everyMs: 60 * 60 * 1000, run: async () => sweepStaleOptimizations(db) },
-  ]
+
   return {
-    ...optimizer,
-    jobs,
-    registerProcess: beat,
+    ...service,
+    jobs: [
+      // the running rows of dead processes, within seconds (any one instance may do it)
+      { name: 'optimizer-dead-instances', everyMs: HEARTBEAT_EVERY_MS, run: sweepDead },
+      // `running` rows older than any stream can live, whatever their owner (the last resort)
+      { name: 'optimizer-stale-rows', everyMs: HOUR, run: () => service.sweepStaleRuns() },
+    ],
+    async registerProcess() {
+      if (!registerInstance) return
+      await heartbeat.start()
+      // At once, not at the job's next turn (which another instance may hold): a restarted
+      // process's own rows must not block its users' streams.
+      await sweepDead().catch((error: unknown) => log.error('optimizer sweep of dead processes failed', { error }))
+    },
     async unregisterProcess() {
-      if (instance) unregisterInstance(db, instance.id)
+      if (registerInstance) await heartbeat.stop()
     },
   }
 }
-
-export type OptimizerService = ReturnType<typeof createOptimizer>

@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { users } from '../accounts/schema.sqlite'
-
-export const OPTIMIZATION_STATUSES = ['running', 'completed', 'failed', 'aborted'] as const
-export type OptimizationStatus = (typeof OPTIMIZATION_STATUSES)[number]
+import { OPTIMIZATION_STATUSES } from './store'
 
 /**
  * One row per optimize call: written `running` when the stream starts and finished when it
@@ -46,8 +44,6 @@ export const optimizationHistory = sqliteTable(
   ],
 )
 
-export type OptimizationRow = typeof optimizationHistory.$inferSelect
-
 /**
  * The server processes sharing this database, each refreshing its heartbeat while it runs, so
  * that any of them can tell when another has died and end the streams it left `running`.
@@ -62,5 +58,3 @@ export const serverInstances = sqliteTable('server_instances', {
   startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
   heartbeatAt: integer('heartbeat_at', { mode: 'timestamp_ms' }).notNull(),
 })
-
-export type ServerInstanceRow = typeof serverInstances.$inferSelect
