@@ -4,8 +4,7 @@ import type { PgStorage } from '../../db/storage'
 import { oauthIdentities as identities } from './schema.pg'
 import type { IdentityKey, OAuthStore } from './store'
 
-const byKey = (key: IdentityKey) =>
-  and(eq(identities.provider, key.provider), eq(identities.issuer, key.issuer), eq(identities.subject, key.subject))
+const byKey = (key: IdentityKey) => and(eq(identities.provider, key.provider), eq(identities.issuer, key.issuer), eq(identities.subject, key.subject))
 
 export function pgOAuthStore(storage: PgStorage): OAuthStore {
   return {
@@ -20,8 +19,12 @@ export function pgOAuthStore(storage: PgStorage): OAuthStore {
     },
 
     providersOf: async (userId) =>
-      (await storage.db.selectDistinct({ provider: identities.provider }).from(identities).where(eq(identities.userId, userId)).orderBy(identities.provider)).map(
-        (row) => row.provider,
-      ),
+      (
+        await storage.db
+          .selectDistinct({ provider: identities.provider })
+          .from(identities)
+          .where(eq(identities.userId, userId))
+          .orderBy(identities.provider)
+      ).map((row) => row.provider),
   }
 }
