@@ -115,6 +115,13 @@ export class MockProvider {
       return true
     }
 
+    // A consent page, as a real provider shows: the user clicks "Allow" on the provider's own site.
+    service.addRoute('GET', '/consent', (req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').search
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      res.end(`<!doctype html><title>Consent</title><a id="allow" href="/authorize${query.replace(/"/g, '&quot;')}">Allow</a>`)
+    })
+
     if (this.style === 'oidc') {
       service.on(Events.BeforeUserinfo, (response, req) => {
         this.requests.push('GET /userinfo')
