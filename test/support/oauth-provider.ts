@@ -44,11 +44,11 @@ export class MockProvider {
 
   private constructor(readonly style: ProviderStyle) {}
 
-  static async start(style: ProviderStyle): Promise<MockProvider> {
+  static async start(style: ProviderStyle, port = 0): Promise<MockProvider> {
     const provider = new MockProvider(style)
     await provider.server.issuer.keys.generate('RS256')
     provider.wire()
-    await provider.server.start(0, '127.0.0.1')
+    await provider.server.start(port, '127.0.0.1')
     return provider
   }
 
