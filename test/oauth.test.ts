@@ -363,7 +363,7 @@ describe('callback: failures are redirects with #error, never a token or a 5xx',
     })
     const failing = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('upstream down', { status: 503 }) })
     try {
-      const variants = [
+      const variants: Record<string, string>[] = [
         { OAUTH_A_TOKEN_URL: `${closedUrl}/token` },
         { OAUTH_A_TOKEN_URL: `http://127.0.0.1:${slow.port}/token` },
         { OAUTH_A_TOKEN_URL: `http://127.0.0.1:${failing.port}/token` },
@@ -438,13 +438,27 @@ describe('presets and overrides', () => {
   })
 })
 
+describe('OpenAPI', () => {
+  test('the four routes, tagged oauth, documented as redirects with their headers', async () => {
+    const doc = await json(await t.request('/api/openapi.json'))
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toContain('oauth')
+    for (const path of ['/api/auth/provider-a', '/api/auth/provider-b', '/api/auth/callback/provider-a', '/api/auth/callback/provider-b']) {
+      const op = doc.paths[path].get
+      expect(op.tags).toEqual(['oauth'])
+      expect(Object.keys(op.responses['302'].headers)).toEqual(['Location', 'Set-Cookie'])
+      expect(op.responses['404'].content['application/problem+json'].schema.required).toContain('code')
+    }
+    expect(doc.paths['/api/auth/provider-a'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['redirect'])
+  })
+})
+
 describe('any instance finishes a flow another started', () => {
   test('a second app on the same storage and secret completes it; one with another secret refuses it', async () => {
     const { createApp } = await import('../src/app')
     const { createMemoryLogger } = await import('../src/log')
     const instance = (secret: string) => {
       const app = createApp({ config: t.config, storage: t.storage, log: createMemoryLogger(), jwtSecret: secret })
-      return { request: (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init)) }
+      return { request: async (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init)) }
     }
     const user = oidcUser()
     const flow = await startFlow(t, 'provider-a')

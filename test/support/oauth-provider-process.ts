@@ -2,7 +2,7 @@
 // benchmark runs it on another CPU than the server):
 //   bun test/support/oauth-provider-process.ts oidc|github PORT
 // POST /__user {sub, email, …} makes that user the one who consents at /authorize next.
-import { MockProvider, type ProviderStyle } from './oauth-provider'
+import { MockProvider, type ProviderStyle, type ProviderUser } from './oauth-provider'
 
 const [style, port] = process.argv.slice(2)
 if ((style !== 'oidc' && style !== 'github') || !port) {
@@ -11,7 +11,7 @@ if ((style !== 'oidc' && style !== 'github') || !port) {
 }
 const provider = await MockProvider.start(style as ProviderStyle, Number(port))
 provider.server.service.addRoute('POST', '/__user', (req, res) => {
-  provider.defaultUser = provider.add(req.body as Parameters<MockProvider['add']>[0])
+  provider.defaultUser = provider.add(req.body as unknown as ProviderUser)
   res.writeHead(204)
   res.end()
 })

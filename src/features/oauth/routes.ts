@@ -2,7 +2,7 @@
 // section 4. Both answer redirects; the flow's state rides in an HttpOnly cookie per provider.
 import { Elysia, t } from 'elysia'
 import { requestInfo } from '../../http/request-context'
-import { problems } from '../../http/schemas'
+import { ProblemSchema } from '../../http/schemas'
 import { FLOW_LIFETIME_SECONDS } from './flow-state'
 import { callbackPath, PROVIDERS, type ProviderName } from './providers'
 import type { OAuthService } from './service'
@@ -45,6 +45,18 @@ const CallbackQuery = t.Object(
   { additionalProperties: true },
 )
 
+// The routes answer with a ready Response (a redirect), which Elysia does not validate; their
+// OpenAPI responses are written out here, with the headers that are the whole answer.
+const redirectDoc = (where: string, cookie: string) => ({
+  description: `Redirect ${where}`,
+  headers: {
+    Location: { schema: { type: 'string' as const, format: 'uri' }, description: where },
+    'Set-Cookie': { schema: { type: 'string' as const }, description: cookie },
+  },
+})
+// A TypeBox schema is a JSON Schema; only its TypeScript type differs from the OpenAPI typings'.
+const problemDoc = { description: 'RFC 9457 problem details', content: { 'application/problem+json': { schema: ProblemSchema as never } } }
+
 const START_DESCRIPTION = `Answers **302** to the provider's authorization page, with \`state\` and PKCE (S256), and sets an HttpOnly,
 SameSite=Lax cookie (10 minutes; Secure when the server's public URL is https) that the callback checks. 404
 \`oauth_provider_disabled\` when the provider is not configured; 422 when \`redirect\` is not a path on the frontend's origin.`
@@ -70,8 +82,12 @@ export function oauthRoutes({ oauth, publicUrl }: OAuthRoutesDeps) {
         },
         {
           query: StartQuery,
-          response: { 302: t.Void({ description: 'to the provider; sets the flow cookie' }), ...problems(404, 422) },
-          detail: { tags: ['oauth'], summary: `Sign in through ${name}: redirect to the provider`, description: START_DESCRIPTION },
+          detail: {
+            tags: ['oauth'],
+            summary: `Sign in through ${name}: redirect to the provider`,
+            description: START_DESCRIPTION,
+            responses: { 302: redirectDoc('to the provider’s authorization page', 'the flow cookie'), 404: problemDoc, 422: problemDoc },
+          },
         },
       )
       .get(
@@ -87,11 +103,12 @@ export function oauthRoutes({ oauth, publicUrl }: OAuthRoutesDeps) {
         },
         {
           query: CallbackQuery,
-          response: {
-            302: t.Void({ description: 'to the frontend, with the token or the error in the fragment; clears the flow cookie' }),
-            ...problems(404),
+          detail: {
+            tags: ['oauth'],
+            summary: `Sign in through ${name}: the provider's callback`,
+            description: CALLBACK_DESCRIPTION,
+            responses: { 302: redirectDoc('to the frontend, the token or the error in the fragment', 'the cleared flow cookie'), 404: problemDoc },
           },
-          detail: { tags: ['oauth'], summary: `Sign in through ${name}: the provider's callback`, description: CALLBACK_DESCRIPTION },
         },
       )
 
