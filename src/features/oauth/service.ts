@@ -194,8 +194,6 @@ export function createOAuthService(deps: OAuthDeps) {
 
     /** The slots the user has linked (GET /api/user/me lists them in `providers`). */
     providersOf: (userId: string) => store.providersOf(userId),
-
-    isConfigured: (name: ProviderName) => providers[name] !== undefined,
   }
 }
 
