@@ -7,6 +7,7 @@ import { accountsRoutes, createAccounts, PasswordHasher } from './features/accou
 import { catalogueRoutes, createCatalogue } from './features/catalogue'
 import { createFavorites, favoritesRoutes } from './features/favorites'
 import { healthRoutes } from './features/health'
+import { createOAuth, oauthRoutes } from './features/oauth'
 import { createOptimizer, optimizerRoutes } from './features/optimizer'
 import { createSkills, skillsRoutes } from './features/skills'
 import { createTokens, looksLikePat, tokensRoutes } from './features/tokens'
@@ -33,8 +34,16 @@ export interface AppDeps {
 
 export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, registerInstance = false }: AppDeps) {
   const usage = createUsage(storage)
-  const accounts = createAccounts({ storage, jwt: new JwtCodec(jwtSecret), hasher: new PasswordHasher(config.passwordHash), usage })
+  const accounts = createAccounts({
+    storage,
+    jwt: new JwtCodec(jwtSecret),
+    hasher: new PasswordHasher(config.passwordHash),
+    usage,
+    // oauth is built below (it needs accounts); the profile asks it only when a request comes.
+    linkedProviders: (userId) => oauth.providersOf(userId),
+  })
   const tokens = createTokens(storage, accounts)
+  const oauth = createOAuth({ storage, config, jwtSecret, accounts, tokens, log })
   const catalogue = createCatalogue({ storage, usage })
   const skills = createSkills(storage)
   const favorites = createFavorites({ storage, catalogue })
@@ -51,6 +60,7 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     .use(healthRoutes(storage))
     .use(accountsRoutes({ accounts, usage, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
+    .use(oauthRoutes({ oauth, publicUrl: config.publicUrl }))
     .use(optimizerRoutes({ optimizer, guard, log, pingIntervalMs: config.optimizerStream.pingIntervalMs }))
     .use(catalogueRoutes({ catalogue, usage, guard }))
     .use(skillsRoutes({ skills, guard }))
@@ -77,7 +87,7 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
   return {
     api,
     handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }),
-    services: { usage, accounts, tokens, catalogue, skills, favorites, optimizer },
+    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer },
     jobs,
     start,
     stop,

@@ -13,6 +13,8 @@ export interface OAuthProviderConfig {
   tokenUrl?: string
   userinfoUrl?: string
   emailsUrl?: string
+  /** OAUTH_{A,B}_SCOPES; unset = the preset's */
+  scopes?: string[]
 }
 
 export interface OptimizerUpstreamConfig {
@@ -42,6 +44,8 @@ export interface Config {
   /** login + register attempts per minute per client address; 0 = off */
   authRateLimit: number
   oauth: { a: OAuthProviderConfig | null; b: OAuthProviderConfig | null }
+  /** the longest a sign-in callback waits on its provider, all calls together (not from the environment; tests shorten it) */
+  oauthTimeoutMs: number
   stripe: {
     secretKey: string
     webhookSecret: string
@@ -137,6 +141,15 @@ function pair(env: Env, a: string, b: string): [string, string] | null {
   return [x, y]
 }
 
+/** Space- or comma-separated OAuth scopes, e.g. "openid email profile". */
+function scopes(env: Env, name: string): string[] | undefined {
+  const raw = read(env, name)
+  if (raw === undefined) return undefined
+  const list = raw.split(/[\s,]+/).filter(Boolean)
+  if (list.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw new ConfigError(name, `must be scope names separated by spaces (got "${raw}")`)
+  return list
+}
+
 function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null {
   const p = `OAUTH_${letter}_`
   const creds = pair(env, `${p}CLIENT_ID`, `${p}CLIENT_SECRET`)
@@ -148,6 +161,7 @@ function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null 
     tokenUrl: url(env, `${p}TOKEN_URL`),
     userinfoUrl: url(env, `${p}USERINFO_URL`),
     emailsUrl: url(env, `${p}EMAILS_URL`),
+    scopes: scopes(env, `${p}SCOPES`),
   }
 }
 
@@ -219,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoCatalogue: boolean(env, 'DEMO_CATALOGUE', true),
     authRateLimit: integer(env, 'AUTH_RATE_LIMIT', 10, 0, 1_000_000),
     oauth: { a: oauthProvider(env, 'A'), b: oauthProvider(env, 'B') },
+    oauthTimeoutMs: 10_000,
     stripe: stripeKeys && {
       secretKey: stripeKeys[0],
       webhookSecret: stripeKeys[1],

@@ -85,7 +85,10 @@ describe('loadConfig', () => {
       OPTIMIZER_BASE_URL: 'http://127.0.0.1:9999/v1',
       CORS_ORIGINS: 'https://a.example.com, https://b.example.com',
     })
-    expect(c.oauth.a).toMatchObject({ clientId: 'id', tokenUrl: 'http://127.0.0.1:9000/token' })
+    expect(c.oauth.a).toMatchObject({ clientId: 'id', tokenUrl: 'http://127.0.0.1:9000/token', scopes: undefined })
+    const b = { OAUTH_B_CLIENT_ID: 'i', OAUTH_B_CLIENT_SECRET: 's' }
+    expect(loadConfig({ ...b, OAUTH_B_SCOPES: ' openid, email  profile ' }).oauth.b?.scopes).toEqual(['openid', 'email', 'profile'])
+    expect(() => loadConfig({ ...b, OAUTH_B_SCOPES: 'openid "email"' })).toThrow('OAUTH_B_SCOPES: ')
     expect(c.paypal?.certUrlPrefixes).toEqual(['https://api-m.paypal.com/', 'https://api-m.sandbox.paypal.com/'])
     expect(c.optimizer).toEqual({
       baseUrl: 'http://127.0.0.1:9999/v1',

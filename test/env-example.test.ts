@@ -16,6 +16,8 @@ const CONTRACT_VARIABLES = [
   'OPTIMIZER_CONNECT_TIMEOUT_MS', 'OPTIMIZER_IDLE_TIMEOUT_MS',
   // beyond the contract: SQLite's lock wait and durability (README, "Durability")
   'SQLITE_LOCK_TIMEOUT_MS', 'SQLITE_SYNCHRONOUS',
+  // beyond the contract: the scopes a provider slot asks for (README, "Sign-in through providers")
+  'OAUTH_A_SCOPES', 'OAUTH_B_SCOPES',
 ]
 
 test('.env.example names every contract variable, and its values are valid', () => {

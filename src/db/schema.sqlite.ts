@@ -2,6 +2,7 @@
 export * from '../features/accounts/schema.sqlite'
 export * from '../features/usage/schema.sqlite'
 export * from '../features/tokens/schema.sqlite'
+export * from '../features/oauth/schema.sqlite'
 export * from '../features/optimizer/schema.sqlite'
 export * from '../features/catalogue/schema'
 export * from '../features/skills/schema'

@@ -49,6 +49,11 @@ export function apiDocs() {
           tags: [
             { name: 'accounts', description: 'Registration, login, the current user' },
             { name: 'tokens', description: 'Personal access tokens for scripts' },
+            {
+              name: 'oauth',
+              description:
+                'Sign-in through provider-a and provider-b (OAuth 2.0 / OpenID Connect). Browser redirects, not JSON: open the start route in the browser; the token comes back to the frontend in the URL fragment.',
+            },
             { name: 'optimizer', description: 'Prompt optimization streamed as Server-Sent Events, daily quotas, history' },
             { name: 'catalogue', description: 'Categories, prompt listings, full-text search, prompt detail (metered)' },
             { name: 'skills', description: 'Agent Skills (pro and lifetime tiers)' },

@@ -12,7 +12,13 @@ export { PasswordHasher } from './passwords'
 export { normaliseEmail, publicUser, type AccountsService, type UserDeletedHook } from './service'
 export type { UserRecord } from './store'
 
-export function createAccounts(deps: { storage: Storage; jwt: JwtCodec; hasher: PasswordHasher; usage: Pick<UsageService, 'usedToday'> }): AccountsService {
+export function createAccounts(deps: {
+  storage: Storage
+  jwt: JwtCodec
+  hasher: PasswordHasher
+  usage: Pick<UsageService, 'usedToday'>
+  linkedProviders?: (userId: string) => Promise<string[]>
+}): AccountsService {
   const { storage, ...rest } = deps
   const store = storage.engine === 'sqlite' ? sqliteAccountsStore(storage) : pgAccountsStore(storage)
   return createAccountsService({ store, transaction: (fn) => storage.transaction(fn), ...rest })

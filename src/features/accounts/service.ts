@@ -34,6 +34,8 @@ export interface AccountsDeps {
   jwt: JwtCodec
   hasher: PasswordHasher
   usage: Pick<UsageService, 'usedToday'>
+  /** The sign-in providers linked to the account (oauth), for the profile's `providers`. */
+  linkedProviders?: (userId: string) => Promise<string[]>
 }
 
 // The record an AuthUser was built from rides along on it under a symbol (invisible to JSON),
@@ -44,7 +46,13 @@ type WithRecord = AuthUser & { [RECORD]?: AuthRecord }
 const gone = () => unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
 const taken = () => new ProblemError(409, 'email_taken', 'An account with this e-mail address already exists.')
 
-export function createAccountsService({ store, transaction, jwt, hasher, usage }: AccountsDeps) {
+/** A provider's display name made fit for `name`: no control characters, at most NAME_MAX characters; null when nothing is left. */
+function tidyName(name: string | null | undefined): string | null {
+  const tidy = [...(name ?? '').replace(new RegExp(CONTROL_CHARS.source, 'g'), ' ').trim()].slice(0, NAME_MAX).join('').trim()
+  return tidy === '' ? null : tidy
+}
+
+export function createAccountsService({ store, transaction, jwt, hasher, usage, linkedProviders = async () => [] }: AccountsDeps) {
   const deletedHooks: UserDeletedHook[] = []
 
   /** A token never predates the user's not-before second, or it would be born revoked. */
@@ -67,7 +75,46 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
       return record && authUser(record)
     },
 
-    findByEmail: (email: string) => store.byEmail(normaliseEmail(email)),
+    findByEmail: (email: string, tx?: Tx) => store.byEmail(normaliseEmail(email), tx),
+
+    byId: (id: string, tx?: Tx) => store.byId(id, tx),
+
+    /**
+     * An account for an e-mail a provider has verified, without a password (it signs in through
+     * the provider until it sets one). null when the e-mail is taken or not a valid address.
+     */
+    async createVerified(input: { email: string; name: string | null }, tx?: Tx): Promise<UserRecord | null> {
+      const email = normaliseEmail(input.email)
+      if (!validEmail(email)) return null
+      const now = new Date()
+      const user: UserRecord = {
+        id: createId(),
+        email,
+        name: tidyName(input.name) ?? tidyName(email.slice(0, email.indexOf('@'))) ?? 'User',
+        passwordHash: null,
+        emailVerified: true,
+        tier: 'free',
+        tokensNotBefore: 0,
+        createdAt: now,
+        updatedAt: now,
+      }
+      return (await store.insert(user, tx)) ? user : null
+    },
+
+    /**
+     * A provider has proven the account's e-mail. An account whose e-mail was never proven was
+     * registered by whoever typed the address first (contract section 4, pre-hijacking): its
+     * password is cleared and every JWT issued so far stops working (`tookOver`; the caller
+     * revokes its personal access tokens in the same transaction). null when there is no such user.
+     */
+    async confirmEmail(userId: string, tx?: Tx): Promise<{ user: UserRecord; tookOver: boolean } | null> {
+      const user = await store.byId(userId, tx)
+      if (!user) return null
+      if (user.emailVerified) return { user, tookOver: false }
+      const tokensNotBefore = Math.max(user.tokensNotBefore, Math.floor(Date.now() / 1000) + 1)
+      const updated = await store.update(userId, { emailVerified: true, passwordHash: null, tokensNotBefore }, new Date(), tx)
+      return updated && { user: updated, tookOver: true }
+    },
 
     async register(input: RegisterBody): Promise<{ user: UserRecord; accessToken: string }> {
       const email = normaliseEmail(input.email)
@@ -117,23 +164,33 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
     async profile(user: AuthUser): Promise<Profile> {
       const record = (user as WithRecord)[RECORD] ?? (await store.authById(user.id))
       if (!record) throw gone()
-      const used = await usage.usedToday(userSubject(user.id), todayUtc())
+      // Both reads in one turn: on SQLite they share one read transaction.
+      const [used, linked] = await Promise.all([usage.usedToday(userSubject(user.id), todayUtc()), linkedProviders(user.id)])
       return {
         ...publicUser(user),
         created_at: user.createdAt.toISOString(),
-        providers: record.hasPassword ? ['password'] : [],
+        providers: record.hasPassword ? ['password', ...linked] : linked,
         limits: TIER_LIMITS[user.tier],
         usage: { prompts_today: used.prompts, optimizations_today: used.optimizations },
       }
     },
 
-    async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<void> {
+    /**
+     * `currentPassword` must be right, except for an account that has no password yet (created
+     * through a provider): it sets its first one without, and must not send one.
+     */
+    async changePassword(userId: string, currentPassword: string | undefined, newPassword: string): Promise<void> {
       const user = await store.byId(userId)
       if (!user) throw gone()
-      const ok = user.passwordHash ? await hasher.verify(currentPassword, user.passwordHash) : false
-      if (!ok) {
-        const detail = user.passwordHash ? 'The current password is wrong.' : 'This account has no password; it signs in through an identity provider.'
+      const refuse = (detail: string) => {
         throw new ProblemError(422, 'invalid_current_password', detail, { errors: [{ path: '/current_password', message: detail }] })
+      }
+      if (user.passwordHash === null) {
+        if (currentPassword !== undefined) refuse('This account has no password yet; leave out current_password to set one.')
+      } else if (currentPassword === undefined) {
+        refuse('current_password is required to change the password.')
+      } else if (!(await hasher.verify(currentPassword, user.passwordHash))) {
+        refuse('The current password is wrong.')
       }
       assertStrongPassword(newPassword, user.email, '/new_password')
       const passwordHash = await hasher.hash(newPassword)
