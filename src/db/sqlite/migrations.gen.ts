@@ -6,6 +6,7 @@ import m3 from '../../../drizzle/sqlite/0003_catalogue.sql' with { type: 'text' 
 import m4 from '../../../drizzle/sqlite/0004_catalogue_search.sql' with { type: 'text' }
 import m5 from '../../../drizzle/sqlite/0005_search_heads.sql' with { type: 'text' }
 import m6 from '../../../drizzle/sqlite/0006_optimizer_owners.sql' with { type: 'text' }
+import m7 from '../../../drizzle/sqlite/0007_payments.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -22,4 +23,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0004_catalogue_search", when: 1795329756241, breakpoints: true, sql: m4 },
   { tag: "0005_search_heads", when: 1795331500767, breakpoints: true, sql: m5 },
   { tag: "0006_optimizer_owners", when: 1795497548606, breakpoints: true, sql: m6 },
+  { tag: "0007_payments", when: 1795500314579, breakpoints: true, sql: m7 },
 ]

@@ -1,6 +1,6 @@
 // SQLite adapter of the accounts port. The per-request lookup is a prepared statement on the
 // read connection with flat columns (every column mapped is work on every request).
-import { eq, sql } from 'drizzle-orm'
+import { eq, lte, sql } from 'drizzle-orm'
 import { isUniqueViolation } from '../../db/errors'
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
@@ -16,6 +16,8 @@ const statements = perConnection((db: SqliteDb) => ({
       email: users.email,
       name: users.name,
       tier: users.tier,
+      tierUntil: users.tierUntil,
+      tierAfter: users.tierAfter,
       createdAt: users.createdAt,
       tokensNotBefore: users.tokensNotBefore,
       hasPassword: sql<number>`${users.passwordHash} IS NOT NULL`,
@@ -52,5 +54,10 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
     delete: (id, tx) => storage.write((db) => db.delete(users).where(eq(users.id, id)).returning({ id: users.id }).get() !== undefined, tx),
 
     list: () => storage.read((db) => db.select().from(users).orderBy(users.createdAt).all()),
+
+    dueTierChanges: (now, limit) =>
+      storage.read((db) =>
+        db.select({ id: users.id }).from(users).where(lte(users.tierUntil, now)).orderBy(users.tierUntil).limit(limit).all().map((r) => r.id),
+      ),
   }
 }
