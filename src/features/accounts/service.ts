@@ -183,10 +183,14 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
       return user && store.update(user.id, { tier, tierUntil: null, tierAfter: null }, new Date())
     },
 
-    /** The user's tier in force now (a due scheduled change applied); null when there is no such user. */
-    async currentTier(userId: string, tx?: Tx): Promise<Tier | null> {
+    /**
+     * The user with the tier in force now (a due scheduled change applied), inside `tx` when given;
+     * null when there is no such user. (authUserById reads outside any transaction: on PostgreSQL
+     * that takes a second connection, which a transaction must never wait for.)
+     */
+    async userById(userId: string, tx?: Tx): Promise<Pick<AuthUser, 'id' | 'email' | 'name' | 'tier'> | null> {
       const user = await store.byId(userId, tx)
-      return user && effectiveTier(user)
+      return user && { id: user.id, email: user.email, name: user.name, tier: effectiveTier(user) }
     },
 
     /** Users whose scheduled tier change is due: billing's sweep recomputes and persists them. */

@@ -54,9 +54,10 @@ export interface ParsedEvent {
  */
 export function shapeCheck<T extends TSchema>(schema: T) {
   const compiled = TypeCompiler.Compile(schema)
-  return (value: unknown, what: string): T['static'] => {
+  /** `at`: where the value sits in the event (`/data/object`), so the paths name the event's fields */
+  return (value: unknown, what: string, at = ''): T['static'] => {
     if (compiled.Check(value)) return value
-    const errors = [...compiled.Errors(value)].slice(0, 10).map((e) => ({ path: e.path || '/', message: e.message }))
+    const errors = [...compiled.Errors(value)].slice(0, 10).map((e) => ({ path: at + e.path || '/', message: e.message }))
     throw validationFailed(errors, `The ${what} is signed, but not in the shape this service expects; nothing was changed.`)
   }
 }

@@ -28,7 +28,7 @@ export type Outcome = 'applied' | 'duplicate' | 'stale' | 'ignored' | 'unknown_u
 export interface BillingDeps {
   store: BillingStore
   transaction: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
-  accounts: Pick<AccountsService, 'setTier' | 'currentTier' | 'authUserById' | 'dueTierChanges'>
+  accounts: Pick<AccountsService, 'setTier' | 'userById' | 'dueTierChanges'>
   mail: Pick<MailService, 'enqueue' | 'wake'>
   card: CardProvider | null
   wallet: WalletProvider | null
@@ -76,11 +76,10 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     )
   }
 
-  async function queueMail(userId: string, dedupeKey: string, subject: string, text: (name: string) => string, tx: Tx): Promise<boolean> {
-    const user = await accounts.authUserById(userId)
-    if (!user) return false
-    return mail.enqueue({ dedupeKey, userId, to: user.email, subject, text: text(user.name) }, tx)
-  }
+  type User = NonNullable<Awaited<ReturnType<typeof accounts.userById>>>
+
+  const queueMail = (user: User, dedupeKey: string, subject: string, text: string, tx: Tx) =>
+    mail.enqueue({ dedupeKey, userId: user.id, to: user.email, subject, text }, tx)
 
   /** The effect of one event, inside the caller's transaction. */
   async function applyEffect(effect: Effect, tx: Tx): Promise<{ outcome: Outcome; mailed: boolean }> {
@@ -96,9 +95,9 @@ export function createBillingService({ store, transaction, accounts, mail, card,
 
     if (effect.kind === 'lifetime') {
       const { userId, provider, payment } = effect
-      const currentTier = await accounts.currentTier(userId, tx)
-      if (currentTier === null) return { outcome: 'unknown_user', mailed: false }
       await store.lockUser(userId, tx)
+      const user = await accounts.userById(userId, tx)
+      if (user === null) return { outcome: 'unknown_user', mailed: false }
       if (effect.customerId) await store.linkCustomer(userId, provider, effect.customerId, tx)
       // A capture and its webhook are one payment: whichever comes second finds it recorded.
       if (!(await recordPayment(userId, provider, payment, effect.grants, tx))) return { outcome: 'duplicate_payment', mailed: false }
@@ -112,13 +111,12 @@ export function createBillingService({ store, transaction, accounts, mail, card,
         })
         return { outcome: 'amount_mismatch', mailed: false }
       }
-      await syncTier(userId, currentTier, tx)
+      await syncTier(userId, user.tier, tx)
       const mailed = await queueMail(
-        userId,
+        user,
         `lifetime:${provider}:${payment.id}`,
         'Your promptlib lifetime access',
-        (name) =>
-          `Hello ${name},\n\nthank you for your purchase: your promptlib account now has lifetime access.\n\nPaid: ${money(payment.amount, payment.currency)}\nPayment reference: ${payment.id}\n`,
+        `Hello ${user.name},\n\nthank you for your purchase: your promptlib account now has lifetime access.\n\nPaid: ${money(payment.amount, payment.currency)}\nPayment reference: ${payment.id}\n`,
         tx,
       )
       return { outcome: 'applied', mailed }
@@ -128,9 +126,10 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     const { change } = effect
     const known = await store.subscription(change.provider, change.subscriptionId, tx)
     const userId = known?.userId ?? effect.userId ?? (effect.customerId ? await store.userOfCustomer(change.provider, effect.customerId, tx) : null)
-    const currentTier = userId === null ? null : await accounts.currentTier(userId, tx)
-    if (userId === null || currentTier === null) return { outcome: 'unknown_user', mailed: false }
+    if (userId === null) return { outcome: 'unknown_user', mailed: false }
     await store.lockUser(userId, tx)
+    const user = await accounts.userById(userId, tx)
+    if (user === null) return { outcome: 'unknown_user', mailed: false }
     if (effect.customerId) await store.linkCustomer(userId, change.provider, effect.customerId, tx)
     // Read again under the user's lock: another instance may have changed it meanwhile.
     const now = new Date()
@@ -139,16 +138,15 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     const freshPayment = effect.payment ? await recordPayment(userId, change.provider, effect.payment, false, tx) : false
     if (!changed) return { outcome: stale ? 'stale' : freshPayment ? 'recorded' : 'unchanged', mailed: false }
     await store.saveSubscription(next, tx)
-    await syncTier(userId, currentTier, tx)
+    await syncTier(userId, user.tier, tx)
     let mailed = false
     if (effect.notify && next.status === 'canceled' && next.version === change.version) {
       const end = next.currentPeriodEnd
       mailed = await queueMail(
-        userId,
+        user,
         `cancelled:${change.provider}:${change.subscriptionId}`,
         'Your promptlib subscription is cancelled',
-        (name) =>
-          `Hello ${name},\n\nyour promptlib ${next.tier ?? ''} subscription has been cancelled.\n` +
+        `Hello ${user.name},\n\nyour promptlib ${next.tier ?? ''} subscription has been cancelled.\n` +
           (end && end.getTime() > Date.now()
             ? `You keep its features until ${end.toISOString().slice(0, 10)} (the end of the period you paid for); then your account returns to the free tier.\n`
             : 'Your account is now on the free tier.\n'),
@@ -253,8 +251,8 @@ export function createBillingService({ store, transaction, accounts, mail, card,
         for (const userId of due) {
           await transaction(async (tx) => {
             await store.lockUser(userId, tx)
-            const currentTier = await accounts.currentTier(userId, tx)
-            if (currentTier !== null) await syncTier(userId, currentTier, tx)
+            const user = await accounts.userById(userId, tx)
+            if (user !== null) await syncTier(userId, user.tier, tx)
           })
         }
         done += due.length

@@ -76,7 +76,7 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
   const { id, event_type: type, resource } = event
   const at = parseTime(event.create_time, '/create_time')
   if (type === 'PAYMENT.SALE.COMPLETED') {
-    const sale = checkSale(resource, 'sale')
+    const sale = checkSale(resource, 'sale', '/resource')
     const paidAt = sale.create_time ? parseTime(sale.create_time, '/resource/create_time') : at
     // A sale of a subscription (billing_agreement_id) is its renewal, never a lifetime purchase:
     // it moves the period end on by one billing cycle from the payment.
@@ -97,13 +97,13 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
     return { id, type, effect: lifetimeEffect(sale.id, sale.custom, sale.amount.total, sale.amount.currency, paidAt, settings) }
   }
   if (type === 'PAYMENT.CAPTURE.COMPLETED') {
-    const capture = checkCapture(resource, 'capture')
+    const capture = checkCapture(resource, 'capture', '/resource')
     const paidAt = capture.create_time ? parseTime(capture.create_time, '/resource/create_time') : at
     return { id, type, effect: lifetimeEffect(capture.id, capture.custom_id, capture.amount.value, capture.amount.currency_code, paidAt, settings) }
   }
   const move = SUBSCRIPTION_MOVES[type]
   if (!move) return { id, type, effect: { kind: 'ignore', reason: 'event type not handled' } }
-  const sub = checkSubscription(resource, 'subscription')
+  const sub = checkSubscription(resource, 'subscription', '/resource')
   const next = sub.billing_info?.next_billing_time
   const tier = tierOfPlan(settings, sub.plan_id)
   // An activation of a plan this service does not sell: recorded and logged, nothing changes.

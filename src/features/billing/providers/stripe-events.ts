@@ -76,7 +76,7 @@ function tierOfPrice(prices: CardPrices, priceId: string | undefined): PaidTier 
 }
 
 function checkoutEffect(object: unknown, created: number, eventId: string): Effect {
-  const session = checkSession(object, 'checkout session')
+  const session = checkSession(object, 'checkout session', '/data/object')
   const userId = session.metadata?.user_id ?? session.client_reference_id ?? null
   const tierName = session.metadata?.tier
   // A checkout of this Stripe account that promptlib did not create: none of our business.
@@ -113,7 +113,7 @@ function checkoutEffect(object: unknown, created: number, eventId: string): Effe
 }
 
 function subscriptionEffect(object: unknown, created: number, eventId: string, deleted: boolean, prices: CardPrices): Effect {
-  const sub = checkSubscription(object, 'subscription')
+  const sub = checkSubscription(object, 'subscription', '/data/object')
   // Since API version 2025-03-31 the period end lives on the items; older versions keep it on the subscription.
   const itemEnds = (sub.items?.data ?? []).map((i) => i.current_period_end).filter((e): e is number => e !== undefined)
   const end = sub.current_period_end ?? (itemEnds.length ? Math.max(...itemEnds) : null)
@@ -139,7 +139,7 @@ function subscriptionEffect(object: unknown, created: number, eventId: string, d
 }
 
 function invoiceEffect(object: unknown): Effect {
-  const invoice = checkInvoice(object, 'invoice')
+  const invoice = checkInvoice(object, 'invoice', '/data/object')
   // The first invoice of a subscription is the checkout's payment, recorded with it.
   if (invoice.billing_reason === 'subscription_create') return { kind: 'ignore', reason: 'first invoice: recorded with the checkout' }
   const subscriptionId = invoice.parent?.subscription_details?.subscription ?? invoice.subscription ?? null
