@@ -17,7 +17,7 @@ export interface TestSmtp {
   received: ReceivedMail[]
   /** the next n messages are refused with 451 (a temporary failure) */
   refuseNext(n: number): void
-  /** hold DATA answers until release() (the sender waits: a kill lands mid-send) */
+  /** hold DATA answers until release() (the sender waits: a kill lands mid-send; a sender gone by then delivered nothing) */
   stall(): void
   release(): void
   /** resolves once `count` messages have been received */
@@ -31,16 +31,24 @@ export async function startSmtp(): Promise<TestSmtp> {
   const received: ReceivedMail[] = []
   let refuse = 0
   let stalled: (() => void)[] | null = null
+  const closed = new Set<string>()
   const server = new SMTPServer({
     authOptional: true,
+    onClose(session) {
+      closed.add(session.id)
+    },
     // Plain SMTP on loopback: no certificate to trust.
     disabledCommands: ['STARTTLS'],
     logger: false,
+    // Pooled client connections are cut after this long when the tests end.
+    closeTimeout: 200,
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
       stream.on('end', () => {
         const finish = () => {
+          // A client that went away before our answer: no 250 was sent, so nothing was accepted.
+          if (closed.has(session.id)) return
           if (refuse > 0) {
             refuse--
             const error = Object.assign(new Error('try again later'), { responseCode: 451 })
