@@ -20,6 +20,8 @@ export interface TestSmtp {
   /** hold DATA answers until release() (the sender waits: a kill lands mid-send; a sender gone by then delivered nothing) */
   stall(): void
   release(): void
+  /** messages whose answer is being held by stall() */
+  readonly held: number
   /** resolves once `count` messages have been received */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>
   close(): Promise<void>
@@ -80,6 +82,9 @@ export async function startSmtp(): Promise<TestSmtp> {
     },
     stall: () => {
       stalled = []
+    },
+    get held() {
+      return stalled?.length ?? 0
     },
     release: () => {
       const waiting = stalled ?? []
