@@ -45,7 +45,7 @@ describe('money', () => {
 describe('order keys', () => {
   test('sort by time, then rank, then id', () => {
     const keys = [orderKey(2000, RANK.start, 'b'), orderKey(1000, RANK.end, 'a'), orderKey(2000, RANK.end, 'a'), orderKey(2000, RANK.update, 'z'), orderKey(999_999_999_999_999, 0, 'a')]
-    expect([...keys].sort()).toEqual([keys[1], keys[0], keys[3], keys[2], keys[4]])
+    expect([...keys].sort()).toEqual([keys[1]!, keys[0]!, keys[3]!, keys[2]!, keys[4]!])
   })
 })
 
