@@ -175,8 +175,8 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
      * schedules the tier that follows at a given time (applied on read at once, persisted by
      * billing's sweep); without it any scheduled change is dropped.
      */
-    setTier: (userId: string, tier: Tier, tx?: Tx, next: TierStep | null = null) =>
-      store.update(userId, { tier, tierUntil: next?.at ?? null, tierAfter: next?.tier ?? null }, new Date(), tx),
+    setTier: (userId: string, tier: Tier, tx?: Tx, next: TierStep | null = null): Promise<boolean> =>
+      store.setTier(userId, tier, next?.at ?? null, next?.tier ?? null, new Date(), tx),
 
     async setTierByEmail(email: string, tier: Tier): Promise<UserRecord | null> {
       const user = await store.byEmail(normaliseEmail(email))

@@ -25,6 +25,18 @@ const statements = perConnection((db: SqliteDb) => ({
     .from(users)
     .where(eq(users.id, sql.placeholder('id')))
     .prepare(),
+  // Bound as epoch milliseconds directly (drizzle would map a null placeholder as a Date).
+  setTier: db
+    .update(users)
+    .set({
+      tier: sql`${sql.placeholder('tier')}`,
+      tierUntil: sql`${sql.placeholder('tierUntil')}`,
+      tierAfter: sql`${sql.placeholder('tierAfter')}`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+    })
+    .where(eq(users.id, sql.placeholder('id')))
+    .returning({ id: users.id })
+    .prepare(),
 }))
 
 export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
@@ -50,6 +62,13 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
 
     update: (id, changes, now, tx) =>
       storage.write((db) => db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null, tx),
+
+    // Prepared: a payment webhook sets a tier on every delivery (scripts/bench-payments.ts).
+    setTier: (id, tier, tierUntil, tierAfter, now, tx) =>
+      storage.write(
+        (db) => statements(db).setTier.get({ id, tier, tierUntil: tierUntil?.getTime() ?? null, tierAfter, updatedAt: now.getTime() }) !== undefined,
+        tx,
+      ),
 
     delete: (id, tx) => storage.write((db) => db.delete(users).where(eq(users.id, id)).returning({ id: users.id }).get() !== undefined, tx),
 

@@ -44,6 +44,8 @@ export interface AccountsStore {
   authById(id: string): Promise<AuthRecord | null>
   /** Sets the given fields (and updated_at); null when there is no such user. */
   update(id: string, changes: UserChanges, now: Date, tx?: Tx): Promise<UserRecord | null>
+  /** Sets the tier and its scheduled change (payments: once per webhook delivery); false when there is no such user. */
+  setTier(id: string, tier: Tier, tierUntil: Date | null, tierAfter: Tier | null, now: Date, tx?: Tx): Promise<boolean>
   /** Deletes the user; rows of other features that reference it go with it (ON DELETE CASCADE). */
   delete(id: string, tx?: Tx): Promise<boolean>
   list(): Promise<UserRecord[]>

@@ -26,6 +26,8 @@ export type Effect =
       /** from the event (metadata, custom_id), else from the provider's customer, else from the stored subscription */
       userId: string | null
       customerId: string | null
+      /** a checkout: remember the user's customer at the provider (later events may name only it) */
+      linkCustomer: boolean
       payment: PaymentFacts | null
       /** a cancellation the user is told about by e-mail */
       notify: boolean

@@ -130,7 +130,7 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     await store.lockUser(userId, tx)
     const user = await accounts.userById(userId, tx)
     if (user === null) return { outcome: 'unknown_user', mailed: false }
-    if (effect.customerId) await store.linkCustomer(userId, change.provider, effect.customerId, tx)
+    if (effect.linkCustomer && effect.customerId) await store.linkCustomer(userId, change.provider, effect.customerId, tx)
     // Read again under the user's lock: another instance may have changed it meanwhile.
     const now = new Date()
     const current = (await store.subscription(change.provider, change.subscriptionId, tx)) ?? newSubscription(createId(), userId, change, now)

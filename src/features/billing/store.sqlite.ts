@@ -34,6 +34,35 @@ const statements = perConnection((db: SqliteDb) => ({
     .orderBy(asc(payments.paidAt))
     .limit(1)
     .prepare(),
+  saveSubscription: db
+    .insert(subscriptions)
+    .values({
+      id: p('id'),
+      provider: p('provider'),
+      providerSubscriptionId: p('providerSubscriptionId'),
+      userId: p('userId'),
+      tier: p('tier'),
+      status: p('status'),
+      // Not through the column's mapping: drizzle maps a placeholder's null as a Date (and throws).
+      currentPeriodEnd: sql`${p('currentPeriodEnd')}`,
+      cancelAtPeriodEnd: p('cancelAtPeriodEnd'),
+      version: p('version'),
+      createdAt: p('createdAt'),
+      updatedAt: p('updatedAt'),
+    })
+    .onConflictDoUpdate({
+      target: [subscriptions.provider, subscriptions.providerSubscriptionId],
+      set: {
+        userId: sql`excluded.user_id`,
+        tier: sql`excluded.tier`,
+        status: sql`excluded.status`,
+        currentPeriodEnd: sql`excluded.current_period_end`,
+        cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
+        version: sql`excluded.version`,
+        updatedAt: sql`excluded.updated_at`,
+      },
+    })
+    .prepare(),
   userOfCustomer: db
     .select({ userId: billingCustomers.userId })
     .from(billingCustomers)
@@ -83,16 +112,7 @@ export function sqliteBillingStore(storage: SqliteStorage): BillingStore {
       }, tx),
 
     async saveSubscription(sub, tx) {
-      const { id, provider, providerSubscriptionId, createdAt, ...changes } = sub
-      await storage.write(
-        (db) =>
-          db
-            .insert(subscriptions)
-            .values(sub)
-            .onConflictDoUpdate({ target: [subscriptions.provider, subscriptions.providerSubscriptionId], set: changes })
-            .run(),
-        tx,
-      )
+      await storage.write((db) => statements(db).saveSubscription.run({ ...sub, currentPeriodEnd: sub.currentPeriodEnd?.getTime() ?? null }), tx)
     },
 
     subscriptionsOf: (userId, tx) => storage.read((db) => statements(db).subscriptionsOf.all({ userId }).map(toSubscription), tx),

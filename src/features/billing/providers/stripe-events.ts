@@ -107,6 +107,7 @@ function checkoutEffect(object: unknown, created: number, eventId: string): Effe
     change: { provider: 'card', subscriptionId: session.subscription, version: orderKey(created * 1000, RANK.start, eventId), status: 'active', tier: tierName },
     userId,
     customerId,
+    linkCustomer: true,
     payment,
     notify: false,
   }
@@ -133,6 +134,7 @@ function subscriptionEffect(object: unknown, created: number, eventId: string, d
     },
     userId: sub.metadata?.user_id ?? null,
     customerId: sub.customer,
+    linkCustomer: false,
     payment: null,
     notify: false,
   }
