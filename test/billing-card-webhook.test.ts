@@ -228,6 +228,10 @@ describe('bodies that are signed but wrong', () => {
     expect(await tierOf(t, user)).toBe('free')
   })
 
+  test('a body over 1 MiB: 413 payload_too_large, nothing read beyond the limit', async () => {
+    await problem(await p.deliverCard(`{"pad":"${'x'.repeat(1024 * 1024)}"}`, { 'stripe-signature': 't=1,v1=00' }), 413, 'payload_too_large')
+  })
+
   test('not JSON, or nested too deep: 400 malformed_json (after the signature)', async () => {
     await problem(await p.deliverCard('{"id": '), 400, 'malformed_json')
     await problem(await p.deliverCard(`${'['.repeat(100)}${']'.repeat(100)}`), 400, 'malformed_json')

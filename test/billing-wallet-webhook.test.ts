@@ -263,6 +263,12 @@ describe('bodies that are signed but wrong', () => {
     expect(await tierOf(t, user)).toBe('free')
   })
 
+  test('signed but not JSON, or nested too deep: 400 malformed_json; unsigned: 400 invalid_signature', async () => {
+    await problem(await p.deliverWallet('{"id": '), 400, 'malformed_json')
+    await problem(await p.deliverWallet(`${'['.repeat(20_000)}${']'.repeat(20_000)}`), 400, 'malformed_json')
+    await problem(await p.deliverWallet(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, {}), 400, 'invalid_signature')
+  })
+
   test('repeats: the same event id again changes nothing', async () => {
     const user = await register(t)
     const body = paypalEvent('PAYMENT.SALE.COMPLETED', sale(user.user.id))
