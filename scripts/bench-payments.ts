@@ -78,7 +78,9 @@ const serverEnv: Record<string, string> = {
 }
 const server = await startProcess(pinned(0, serverCommand), serverEnv, serverUrl)
 started.push(server)
-console.log(`\npayments bench: server ${opts.binary ?? 'bun src/main.ts'} on ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${USERS} users, ${CONNECTIONS} senders, ${ROUNDS} round(s) x ${SECONDS}s`)
+console.log(
+  `\npayments bench: server ${opts.binary ?? 'bun src/main.ts'} on ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${USERS} users, ${CONNECTIONS} senders, ${ROUNDS} round(s) x ${SECONDS}s`,
+)
 
 // --- users, written straight into the database --------------------------------------------------
 const run = Date.now().toString(36)
@@ -86,7 +88,14 @@ const userIds = Array.from({ length: USERS }, (_, i) => `bench${run}u${i}`)
 const now = Date.now()
 if (databaseUrl) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
-  const rows = userIds.map((id) => ({ id, email: `${id}@bench.example.com`, name: 'Bench', tier: 'free', created_at: new Date(now), updated_at: new Date(now) }))
+  const rows = userIds.map((id) => ({
+    id,
+    email: `${id}@bench.example.com`,
+    name: 'Bench',
+    tier: 'free',
+    created_at: new Date(now),
+    updated_at: new Date(now),
+  }))
   for (let i = 0; i < rows.length; i += 500) await sql`INSERT INTO users ${sql(rows.slice(i, i + 500))}`
   await sql.end()
 } else {
@@ -127,7 +136,11 @@ const setup = await Promise.all(
 for (let i = 0; i < setup.length; i += CONNECTIONS) {
   await Promise.all(
     setup.slice(i, i + CONNECTIONS).map(async (e) => {
-      const res = await fetch(`${serverUrl}/api/payments/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': e.signature }, body: e.body })
+      const res = await fetch(`${serverUrl}/api/payments/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+        body: e.body,
+      })
       if (res.status !== 200) throw new Error(`setup delivery failed: ${res.status} ${await res.text()}`)
     }),
   )
@@ -149,7 +162,12 @@ for (let k = 0; k < total; k++) {
     customer: `cus_${run}_${i}`,
     status: 'active',
     cancel_at_period_end: false,
-    items: { object: 'list', data: [{ id: `si_${i}`, price: { id: step % 2 ? STRIPE_PRICES.pro : STRIPE_PRICES.starter }, current_period_end: base + 30 * 86_400 + step * 60 }] },
+    items: {
+      object: 'list',
+      data: [
+        { id: `si_${i}`, price: { id: step % 2 ? STRIPE_PRICES.pro : STRIPE_PRICES.starter }, current_period_end: base + 30 * 86_400 + step * 60 },
+      ],
+    },
     metadata: { user_id: userIds[i], tier: 'starter' },
   })
   lines.push(JSON.stringify({ body, signature: await sign(body) }))
@@ -159,7 +177,11 @@ console.log(`signed ${total.toLocaleString('en-US')} events in ${((performance.n
 
 // --- the baseline answers the server's own bytes ------------------------------------------------
 const sample = JSON.parse(lines[0]!) as { body: string; signature: string }
-const probe = await fetch(`${serverUrl}/api/payments/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': sample.signature }, body: sample.body })
+const probe = await fetch(`${serverUrl}/api/payments/webhook`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'stripe-signature': sample.signature },
+  body: sample.body,
+})
 const probeBody = await probe.text()
 if (probe.status !== 200 || !probeBody.includes('"applied"')) throw new Error(`probe: ${probe.status} ${probeBody}`)
 const recordings = {
@@ -172,7 +194,14 @@ const recordings = {
 const recordingsFile = join(dataDir, 'recordings.json')
 writeFileSync(recordingsFile, JSON.stringify(recordings))
 const baselinePort = freePort()
-started.push(await startProcess(pinned(0, [process.execPath, join(ROOT, 'scripts/bench/baseline.ts'), String(baselinePort), recordingsFile]), {}, `http://127.0.0.1:${baselinePort}`, '/'))
+started.push(
+  await startProcess(
+    pinned(0, [process.execPath, join(ROOT, 'scripts/bench/baseline.ts'), String(baselinePort), recordingsFile]),
+    {},
+    `http://127.0.0.1:${baselinePort}`,
+    '/',
+  ),
+)
 const baselineUrl = `http://127.0.0.1:${baselinePort}`
 
 interface LoadResult {
@@ -185,10 +214,22 @@ interface LoadResult {
   p99: number
 }
 async function load(url: string, start: number, count: number, seconds: number): Promise<LoadResult> {
-  const child = Bun.spawn(pinned(1, [process.execPath, join(ROOT, 'scripts/bench/webhook-load.ts'), `${url}/api/payments/webhook`, eventsFile, String(start), String(count), String(seconds), String(CONNECTIONS)]), {
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
+  const child = Bun.spawn(
+    pinned(1, [
+      process.execPath,
+      join(ROOT, 'scripts/bench/webhook-load.ts'),
+      `${url}/api/payments/webhook`,
+      eventsFile,
+      String(start),
+      String(count),
+      String(seconds),
+      String(CONNECTIONS),
+    ]),
+    {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    },
+  )
   const out = await new Response(child.stdout).text()
   await child.exited
   return JSON.parse(out.trim().split('\n').at(-1)!) as LoadResult
@@ -233,12 +274,20 @@ const reg = await fetch(`${serverUrl}/api/auth/register`, {
 })
 const { access_token: token } = (await reg.json()) as { access_token: string }
 const viaServer = () =>
-  fetch(`${serverUrl}/api/payments/checkout`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"tier":"pro"}' })
+  fetch(`${serverUrl}/api/payments/checkout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: '{"tier":"pro"}',
+  })
 // What the SDK sends for one session, straight to the fake.
 const direct = () =>
   fetch(`${fakeUrl}/v1/checkout/sessions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${STRIPE_TEST_KEY}`, 'content-type': 'application/x-www-form-urlencoded', 'stripe-version': '2026-10-28.endive' },
+    headers: {
+      authorization: `Bearer ${STRIPE_TEST_KEY}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      'stripe-version': '2026-10-28.endive',
+    },
     body: new URLSearchParams({
       mode: 'subscription',
       customer: 'cus_1',

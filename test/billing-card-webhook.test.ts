@@ -53,12 +53,31 @@ describe('transitions', () => {
   test('checkout.session.completed (subscription): the tier from metadata at once; subscription and payment recorded', async () => {
     const user = await register(t)
     const subscription = `sub_${crypto.randomUUID()}`
-    const res = await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription, session: 'cs_pro_1_' + user.user.id, customer: `cus_${user.user.id}` }))
+    const res = await p.deliverCard(
+      checkoutCompleted(user.user, 'pro', { subscription, session: 'cs_pro_1_' + user.user.id, customer: `cus_${user.user.id}` }),
+    )
     expect(await outcome(res)).toBe('applied')
     expect(await tierOf(t, user)).toBe('pro')
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'pro', status: 'active', provider: 'card', current_period_end: null, cancel_at_period_end: false })
-    const [payment] = await sqlRows(t.storage, 'SELECT provider, provider_payment_id, kind, amount, currency, subscription_id FROM payments WHERE user_id = $1', [user.user.id])
-    expect(payment).toEqual({ provider: 'card', provider_payment_id: 'cs_pro_1_' + user.user.id, kind: 'subscription', amount: '20.00', currency: 'USD', subscription_id: subscription })
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'pro',
+      status: 'active',
+      provider: 'card',
+      current_period_end: null,
+      cancel_at_period_end: false,
+    })
+    const [payment] = await sqlRows(
+      t.storage,
+      'SELECT provider, provider_payment_id, kind, amount, currency, subscription_id FROM payments WHERE user_id = $1',
+      [user.user.id],
+    )
+    expect(payment).toEqual({
+      provider: 'card',
+      provider_payment_id: 'cs_pro_1_' + user.user.id,
+      kind: 'subscription',
+      amount: '20.00',
+      currency: 'USD',
+      subscription_id: subscription,
+    })
     const [customer] = await sqlRows(t.storage, 'SELECT customer_id FROM billing_customers WHERE user_id = $1', [user.user.id])
     expect(customer).toEqual({ customer_id: `cus_${user.user.id}` })
   })
@@ -67,9 +86,17 @@ describe('transitions', () => {
     const user = await register(t)
     expect(await outcome(await p.deliverCard(checkoutCompleted(user.user, 'lifetime', { session: `cs_life_${user.user.id}` })))).toBe('applied')
     expect(await tierOf(t, user)).toBe('lifetime')
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'lifetime', status: 'active', provider: 'card', current_period_end: null, cancel_at_period_end: false })
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'lifetime',
+      status: 'active',
+      provider: 'card',
+      current_period_end: null,
+      cancel_at_period_end: false,
+    })
     const payments = await t.services.billing.payments(user.user.id)
-    expect(payments).toMatchObject([{ provider: 'card', providerPaymentId: `cs_life_${user.user.id}`, kind: 'lifetime', amount: '199.00', currency: 'USD', grantsLifetime: true }])
+    expect(payments).toMatchObject([
+      { provider: 'card', providerPaymentId: `cs_life_${user.user.id}`, kind: 'lifetime', amount: '199.00', currency: 'USD', grantsLifetime: true },
+    ])
     expect(payments[0]!.paidAt).toBeInstanceOf(Date)
     const mails = await sqlRows(t.storage, 'SELECT to_address, subject, status FROM mail_outbox WHERE user_id = $1', [user.user.id])
     expect(mails).toEqual([{ to_address: user.email, subject: 'Your promptlib lifetime access', status: 'pending' }])
@@ -99,7 +126,13 @@ describe('transitions', () => {
     // Events carry only the customer: the user is found through it.
     const updated = subscriptionObject(sub, { customer, periodEnd: end, cancelAtPeriodEnd: true, price: STRIPE_PRICES.starter })
     expect(await outcome(await p.deliverCard(subscriptionEvent('updated', updated, { created: t0 + 10 })))).toBe('applied')
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'starter', status: 'active', provider: 'card', current_period_end: end.toISOString(), cancel_at_period_end: true })
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'starter',
+      status: 'active',
+      provider: 'card',
+      current_period_end: end.toISOString(),
+      cancel_at_period_end: true,
+    })
     // The older placement (API versions before 2025-03-31) is read as well.
     const later = new Date(end.getTime() + 30 * DAY)
     const old = subscriptionObject(sub, { customer, periodEnd: later, price: STRIPE_PRICES.pro, onItems: false })
@@ -107,9 +140,17 @@ describe('transitions', () => {
     expect(await subscriptionOf(t, user)).toMatchObject({ tier: 'pro', current_period_end: later.toISOString(), cancel_at_period_end: false })
     expect(await tierOf(t, user)).toBe('pro')
     // past_due still grants; unpaid does not
-    await p.deliverCard(subscriptionEvent('updated', subscriptionObject(sub, { customer, status: 'past_due', periodEnd: later, price: STRIPE_PRICES.pro }), { created: t0 + 30 }))
+    await p.deliverCard(
+      subscriptionEvent('updated', subscriptionObject(sub, { customer, status: 'past_due', periodEnd: later, price: STRIPE_PRICES.pro }), {
+        created: t0 + 30,
+      }),
+    )
     expect(await tierOf(t, user)).toBe('pro')
-    await p.deliverCard(subscriptionEvent('updated', subscriptionObject(sub, { customer, status: 'unpaid', periodEnd: later, price: STRIPE_PRICES.pro }), { created: t0 + 40 }))
+    await p.deliverCard(
+      subscriptionEvent('updated', subscriptionObject(sub, { customer, status: 'unpaid', periodEnd: later, price: STRIPE_PRICES.pro }), {
+        created: t0 + 40,
+      }),
+    )
     expect(await tierOf(t, user)).toBe('free')
     expect((await subscriptionOf(t, user)).status).toBe('unpaid')
   })
@@ -120,7 +161,13 @@ describe('transitions', () => {
     const t0 = Math.floor(Date.now() / 1000) - 100
     await outcome(await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription: sub, created: t0 })))
     expect(await tierOf(t, user)).toBe('pro')
-    expect(await outcome(await p.deliverCard(subscriptionEvent('deleted', subscriptionObject(sub, { status: 'canceled', periodEnd: Date.now() }), { created: t0 + 5 })))).toBe('applied')
+    expect(
+      await outcome(
+        await p.deliverCard(
+          subscriptionEvent('deleted', subscriptionObject(sub, { status: 'canceled', periodEnd: Date.now() }), { created: t0 + 5 }),
+        ),
+      ),
+    ).toBe('applied')
     expect(await tierOf(t, user)).toBe('free')
     expect(await subscriptionOf(t, user)).toMatchObject({ tier: 'free', status: 'canceled', provider: 'card' })
   })
@@ -132,7 +179,9 @@ describe('transitions', () => {
     await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription: sub, created: t0 }))
     await p.deliverCard(checkoutCompleted(user.user, 'lifetime', { created: t0 + 10 }))
     expect(await tierOf(t, user)).toBe('lifetime')
-    expect(await outcome(await p.deliverCard(subscriptionEvent('deleted', subscriptionObject(sub, { status: 'canceled' }), { created: t0 + 20 })))).toBe('applied')
+    expect(
+      await outcome(await p.deliverCard(subscriptionEvent('deleted', subscriptionObject(sub, { status: 'canceled' }), { created: t0 + 20 }))),
+    ).toBe('applied')
     expect(await tierOf(t, user)).toBe('lifetime')
   })
 
@@ -155,7 +204,8 @@ describe('transitions', () => {
   test.skipIf(TEST_ENGINE === 'postgres')('a tier change reaches skills and the daily optimizer quota on the next request', async () => {
     const user = await register(t)
     await problem(await t.request('/api/skills', { token: user.token }), 403, 'upgrade_required')
-    const optimize = () => t.request('/api/optimizer/optimize', { method: 'POST', token: user.token, json: { prompt: 'list three colours', mode: 'enhance' } })
+    const optimize = () =>
+      t.request('/api/optimizer/optimize', { method: 'POST', token: user.token, json: { prompt: 'list three colours', mode: 'enhance' } })
     for (let i = 0; i < 3; i++) await (await optimize()).text()
     await problem(await optimize(), 429, 'daily_limit_reached')
     await p.deliverCard(checkoutCompleted(user.user, 'pro'))
@@ -200,7 +250,11 @@ describe('idempotency and order', () => {
     const t0 = Math.floor(Date.now() / 1000) - 1000
     await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription: sub, created: t0 }))
     const end = Date.now() + 30 * DAY
-    expect(await outcome(await p.deliverCard(subscriptionEvent('deleted', subscriptionObject(sub, { status: 'canceled', periodEnd: end }), { created: t0 + 20 })))).toBe('applied')
+    expect(
+      await outcome(
+        await p.deliverCard(subscriptionEvent('deleted', subscriptionObject(sub, { status: 'canceled', periodEnd: end }), { created: t0 + 20 })),
+      ),
+    ).toBe('applied')
     const older = subscriptionEvent('updated', subscriptionObject(sub, { status: 'active', periodEnd: end + DAY }), { created: t0 + 10 })
     expect(await outcome(await p.deliverCard(older))).toBe('stale')
     expect(await tierOf(t, user)).toBe('free')
@@ -215,17 +269,32 @@ describe('a processing failure', () => {
   /** Makes the database refuse raising this user's tier (a trigger): the failure comes after every other write of the delivery. */
   async function refuseTierChange(userId: string): Promise<() => Promise<void>> {
     if (TEST_ENGINE === 'postgres') {
-      await sqlRun(t.storage, `CREATE OR REPLACE FUNCTION refuse_tier() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$ LANGUAGE plpgsql`)
-      await sqlRun(t.storage, `CREATE TRIGGER refuse_tier BEFORE UPDATE ON users FOR EACH ROW WHEN (NEW.id = '${userId}' AND NEW.tier <> OLD.tier) EXECUTE FUNCTION refuse_tier()`)
+      await sqlRun(
+        t.storage,
+        `CREATE OR REPLACE FUNCTION refuse_tier() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$ LANGUAGE plpgsql`,
+      )
+      await sqlRun(
+        t.storage,
+        `CREATE TRIGGER refuse_tier BEFORE UPDATE ON users FOR EACH ROW WHEN (NEW.id = '${userId}' AND NEW.tier <> OLD.tier) EXECUTE FUNCTION refuse_tier()`,
+      )
       return () => sqlRun(t.storage, 'DROP TRIGGER refuse_tier ON users')
     }
-    await sqlRun(t.storage, `CREATE TRIGGER refuse_tier BEFORE UPDATE ON users WHEN NEW.id = '${userId}' AND NEW.tier <> OLD.tier BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`)
+    await sqlRun(
+      t.storage,
+      `CREATE TRIGGER refuse_tier BEFORE UPDATE ON users WHEN NEW.id = '${userId}' AND NEW.tier <> OLD.tier BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
+    )
     return () => sqlRun(t.storage, 'DROP TRIGGER refuse_tier')
   }
 
   test('answers 5xx and leaves no partial change; the provider’s retry then applies it', async () => {
     const user = await register(t)
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'free', status: 'none', provider: null, current_period_end: null, cancel_at_period_end: false })
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'free',
+      status: 'none',
+      provider: null,
+      current_period_end: null,
+      cancel_at_period_end: false,
+    })
     const body = checkoutCompleted(user.user, 'pro')
     const before = await billingCounts(t)
     const restore = await refuseTierChange(user.user.id)
@@ -257,7 +326,10 @@ describe('bodies that are signed but wrong', () => {
       [{ id: 'evt_no_object', type: 'customer.subscription.updated', created: 1, data: {} }, '/data/object'],
       [{ id: 'evt_array', type: 'customer.subscription.updated', created: 1, data: { object: [] } }, '/data/object'],
       [JSON.parse(subscriptionEvent('updated', { ...subscriptionObject('sub_x', {}), status: 'sleeping' })), '/data/object/status'],
-      [JSON.parse(subscriptionEvent('updated', { ...subscriptionObject('sub_x', {}), current_period_end: '2030-01-01' })), '/data/object/current_period_end'],
+      [
+        JSON.parse(subscriptionEvent('updated', { ...subscriptionObject('sub_x', {}), current_period_end: '2030-01-01' })),
+        '/data/object/current_period_end',
+      ],
       [JSON.parse(subscriptionEvent('deleted', { id: 'sub_x' })), '/data/object/customer'],
       [session({ user_id: user.user.id, tier: 'gold' }), '/data/object/metadata/tier'],
       [session({ user_id: 42, tier: 'pro' }), '/data/object/metadata'],

@@ -13,13 +13,18 @@ afterAll(() => p.close())
 
 const cardCheckout = (token: string | undefined, body: unknown) => t.request('/api/payments/checkout', { method: 'POST', token, json: body })
 const walletCheckout = (token: string | undefined, body: unknown) => t.request('/api/payments/altpay/checkout', { method: 'POST', token, json: body })
-const sessionsFor = (userId: string) => stripe.requests.filter((r) => r.path === '/v1/checkout/sessions' && r.params.get('client_reference_id') === userId)
+const sessionsFor = (userId: string) =>
+  stripe.requests.filter((r) => r.path === '/v1/checkout/sessions' && r.params.get('client_reference_id') === userId)
 const customersFor = (userId: string) => stripe.requests.filter((r) => r.path === '/v1/customers' && r.params.get('metadata[user_id]') === userId)
 
 describe('card checkout', () => {
   test('starter and pro: subscription mode; lifetime: payment mode; user and tier in client_reference_id and metadata', async () => {
     const user = await register(t)
-    for (const [tier, mode] of [['starter', 'subscription'], ['pro', 'subscription'], ['lifetime', 'payment']] as const) {
+    for (const [tier, mode] of [
+      ['starter', 'subscription'],
+      ['pro', 'subscription'],
+      ['lifetime', 'payment'],
+    ] as const) {
       const res = await cardCheckout(user.token, { tier })
       expect(res.status).toBe(200)
       const body = await json(res)
@@ -56,7 +61,9 @@ describe('card checkout', () => {
     expect(answers.map((r) => r.status)).toEqual([200, 200])
     const ids = new Set(sessionsFor(racer.user.id).map((r) => r.params.get('customer')))
     expect(ids.size).toBe(1)
-    expect(await sqlRows(t.storage, 'SELECT customer_id FROM billing_customers WHERE user_id = $1', [racer.user.id])).toEqual([{ customer_id: [...ids][0] }])
+    expect(await sqlRows(t.storage, 'SELECT customer_id FROM billing_customers WHERE user_id = $1', [racer.user.id])).toEqual([
+      { customer_id: [...ids][0] },
+    ])
   })
 
   test('a tier the user already has or exceeds → 409 already_subscribed; an upgrade is allowed', async () => {
@@ -94,7 +101,11 @@ describe('card checkout', () => {
     gone.close()
     const offline = await makeTestApp({ ...gone.env() })
     const u = await register(offline)
-    await problem(await offline.request('/api/payments/checkout', { method: 'POST', token: u.token, json: { tier: 'pro' } }), 502, 'upstream_unavailable')
+    await problem(
+      await offline.request('/api/payments/checkout', { method: 'POST', token: u.token, json: { tier: 'pro' } }),
+      502,
+      'upstream_unavailable',
+    )
   })
 })
 
@@ -108,7 +119,10 @@ describe('wallet checkout', () => {
     const sent = paypal.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!.body as any
     expect(sent.intent).toBe('CAPTURE')
     expect(sent.purchase_units[0]).toMatchObject({ amount: { currency_code: 'USD', value: '199.00' }, custom_id: user.user.id })
-    expect(sent.payment_source.paypal.experience_context).toMatchObject({ return_url: `${PUBLIC}/api/payments/altpay/return`, cancel_url: `${FRONTEND}/billing?status=cancelled` })
+    expect(sent.payment_source.paypal.experience_context).toMatchObject({
+      return_url: `${PUBLIC}/api/payments/altpay/return`,
+      cancel_url: `${FRONTEND}/billing?status=cancelled`,
+    })
   })
 
   test('starter and pro: a v1 subscription of the configured plan with custom_id', async () => {
@@ -118,7 +132,11 @@ describe('wallet checkout', () => {
       expect(body.id).toMatch(/^I-/)
       expect(body.approval_url).toStartWith('https://www.paypal.test/webapps/billing/subscriptions')
       const sent = paypal.requests.filter((r) => r.path === '/v1/billing/subscriptions').at(-1)!.body as any
-      expect(sent).toMatchObject({ plan_id: PAYPAL_PLANS[tier], custom_id: user.user.id, application_context: { return_url: `${FRONTEND}/billing?status=success` } })
+      expect(sent).toMatchObject({
+        plan_id: PAYPAL_PLANS[tier],
+        custom_id: user.user.id,
+        application_context: { return_url: `${FRONTEND}/billing?status=success` },
+      })
     }
   })
 
@@ -168,8 +186,16 @@ describe('not configured', () => {
   test('no provider → 503 payments_not_configured; a tier without a price or plan → 503; webhooks → 503', async () => {
     const bare = await makeTestApp()
     const user = await register(bare)
-    await problem(await bare.request('/api/payments/checkout', { method: 'POST', token: user.token, json: { tier: 'pro' } }), 503, 'payments_not_configured')
-    await problem(await bare.request('/api/payments/altpay/checkout', { method: 'POST', token: user.token, json: { tier: 'lifetime' } }), 503, 'payments_not_configured')
+    await problem(
+      await bare.request('/api/payments/checkout', { method: 'POST', token: user.token, json: { tier: 'pro' } }),
+      503,
+      'payments_not_configured',
+    )
+    await problem(
+      await bare.request('/api/payments/altpay/checkout', { method: 'POST', token: user.token, json: { tier: 'lifetime' } }),
+      503,
+      'payments_not_configured',
+    )
     await problem(await bare.request('/api/payments/webhook', { method: 'POST', body: '{}' }), 503, 'payments_not_configured')
     await problem(await bare.request('/api/payments/altpay/webhook', { method: 'POST', body: '{}' }), 503, 'payments_not_configured')
     expect((await bare.request('/api/payments/altpay/return?token=X')).headers.get('location')).toBe('http://localhost:8000/billing?status=error')
@@ -177,9 +203,17 @@ describe('not configured', () => {
     const partial = await paymentsApp({ STRIPE_PRICE_PRO: '', PAYPAL_PLAN_STARTER: '', PAYPAL_WEBHOOK_ID: '' })
     try {
       const u = await register(partial.t)
-      await problem(await partial.t.request('/api/payments/checkout', { method: 'POST', token: u.token, json: { tier: 'pro' } }), 503, 'payments_not_configured')
+      await problem(
+        await partial.t.request('/api/payments/checkout', { method: 'POST', token: u.token, json: { tier: 'pro' } }),
+        503,
+        'payments_not_configured',
+      )
       expect((await partial.t.request('/api/payments/checkout', { method: 'POST', token: u.token, json: { tier: 'starter' } })).status).toBe(200)
-      await problem(await partial.t.request('/api/payments/altpay/checkout', { method: 'POST', token: u.token, json: { tier: 'starter' } }), 503, 'payments_not_configured')
+      await problem(
+        await partial.t.request('/api/payments/altpay/checkout', { method: 'POST', token: u.token, json: { tier: 'starter' } }),
+        503,
+        'payments_not_configured',
+      )
       await problem(await partial.deliverWallet('{}'), 503, 'payments_not_configured')
     } finally {
       partial.close()

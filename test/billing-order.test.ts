@@ -35,25 +35,79 @@ function history(userId: string, tag: string, withLifetime: boolean): Delivery[]
   const wallet = (body: string): Delivery => ({ provider: 'wallet', body })
   const end = BASE + 30 * DAY
   const out: Delivery[] = [
-    card(checkoutCompleted({ id: userId }, 'starter', { subscription: sub, customer: `cus_${tag}`, session: `cs_${tag}`, created: s, id: `evt_${tag}_1` })),
-    card(subscriptionEvent('updated', subscriptionObject(sub, { userId, customer: `cus_${tag}`, periodEnd: end, price: STRIPE_PRICES.starter }), { created: s + 1, id: `evt_${tag}_2` })),
-    card(subscriptionEvent('updated', subscriptionObject(sub, { userId, customer: `cus_${tag}`, periodEnd: end, price: STRIPE_PRICES.pro }), { created: s + 2, id: `evt_${tag}_3` })),
-    card(subscriptionEvent('updated', subscriptionObject(sub, { userId, customer: `cus_${tag}`, periodEnd: end, price: STRIPE_PRICES.pro, cancelAtPeriodEnd: true }), { created: s + 3, id: `evt_${tag}_4` })),
-    card(subscriptionEvent('deleted', subscriptionObject(sub, { userId, customer: `cus_${tag}`, status: 'canceled', periodEnd: end, price: STRIPE_PRICES.pro }), { created: s + 4, id: `evt_${tag}_5` })),
+    card(
+      checkoutCompleted({ id: userId }, 'starter', {
+        subscription: sub,
+        customer: `cus_${tag}`,
+        session: `cs_${tag}`,
+        created: s,
+        id: `evt_${tag}_1`,
+      }),
+    ),
+    card(
+      subscriptionEvent('updated', subscriptionObject(sub, { userId, customer: `cus_${tag}`, periodEnd: end, price: STRIPE_PRICES.starter }), {
+        created: s + 1,
+        id: `evt_${tag}_2`,
+      }),
+    ),
+    card(
+      subscriptionEvent('updated', subscriptionObject(sub, { userId, customer: `cus_${tag}`, periodEnd: end, price: STRIPE_PRICES.pro }), {
+        created: s + 2,
+        id: `evt_${tag}_3`,
+      }),
+    ),
+    card(
+      subscriptionEvent(
+        'updated',
+        subscriptionObject(sub, { userId, customer: `cus_${tag}`, periodEnd: end, price: STRIPE_PRICES.pro, cancelAtPeriodEnd: true }),
+        { created: s + 3, id: `evt_${tag}_4` },
+      ),
+    ),
+    card(
+      subscriptionEvent(
+        'deleted',
+        subscriptionObject(sub, { userId, customer: `cus_${tag}`, status: 'canceled', periodEnd: end, price: STRIPE_PRICES.pro }),
+        { created: s + 4, id: `evt_${tag}_5` },
+      ),
+    ),
     wallet(
-      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', { id: wsub, plan_id: PAYPAL_PLANS.starter, custom_id: userId, billing_info: { next_billing_time: iso(BASE + 20 * DAY) } }, { id: `WH-${tag}-6`, createTime: iso(BASE + 5000) }),
+      paypalEvent(
+        'BILLING.SUBSCRIPTION.ACTIVATED',
+        { id: wsub, plan_id: PAYPAL_PLANS.starter, custom_id: userId, billing_info: { next_billing_time: iso(BASE + 20 * DAY) } },
+        { id: `WH-${tag}-6`, createTime: iso(BASE + 5000) },
+      ),
     ),
     wallet(
       paypalEvent(
         'PAYMENT.SALE.COMPLETED',
-        { id: `SALE-${tag}-7`, amount: { total: '9.00', currency: 'USD' }, custom: userId, billing_agreement_id: wsub, create_time: iso(BASE + 19 * DAY) },
+        {
+          id: `SALE-${tag}-7`,
+          amount: { total: '9.00', currency: 'USD' },
+          custom: userId,
+          billing_agreement_id: wsub,
+          create_time: iso(BASE + 19 * DAY),
+        },
         { id: `WH-${tag}-7`, createTime: iso(BASE + 6000) },
       ),
     ),
-    wallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', { id: wsub, plan_id: PAYPAL_PLANS.starter, custom_id: userId }, { id: `WH-${tag}-8`, createTime: iso(BASE + 7000) })),
+    wallet(
+      paypalEvent(
+        'BILLING.SUBSCRIPTION.CANCELLED',
+        { id: wsub, plan_id: PAYPAL_PLANS.starter, custom_id: userId },
+        { id: `WH-${tag}-8`, createTime: iso(BASE + 7000) },
+      ),
+    ),
   ]
   if (withLifetime) {
-    out.push(wallet(paypalEvent('PAYMENT.SALE.COMPLETED', { id: `SALE-${tag}-9`, amount: { total: '199.00', currency: 'USD' }, custom: userId }, { id: `WH-${tag}-9`, createTime: iso(BASE + 8000) })))
+    out.push(
+      wallet(
+        paypalEvent(
+          'PAYMENT.SALE.COMPLETED',
+          { id: `SALE-${tag}-9`, amount: { total: '199.00', currency: 'USD' }, custom: userId },
+          { id: `WH-${tag}-9`, createTime: iso(BASE + 8000) },
+        ),
+      ),
+    )
   }
   return out
 }
@@ -69,14 +123,26 @@ async function deliver(d: Delivery, instance: { request: typeof t.request } = t)
 
 /** Everything billing keeps about a user, without ids and creation times, the tag replaced. */
 async function stateOf(userId: string, tag: string) {
-  const clean = (v: unknown) => (typeof v === 'string' ? v.replaceAll(tag, 'TAG') : v instanceof Date ? v.getTime() : v === null ? null : Number.isFinite(Number(v)) && typeof v !== 'boolean' ? Number(v) : v)
-  const rows = async (q: string) => (await sqlRows(t.storage, q, [userId])).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, clean(v)])))
+  const clean = (v: unknown) =>
+    typeof v === 'string'
+      ? v.replaceAll(tag, 'TAG')
+      : v instanceof Date
+        ? v.getTime()
+        : v === null
+          ? null
+          : Number.isFinite(Number(v)) && typeof v !== 'boolean'
+            ? Number(v)
+            : v
+  const rows = async (q: string) =>
+    (await sqlRows(t.storage, q, [userId])).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, clean(v)])))
   return {
     user: await rows('SELECT tier, tier_until, tier_after FROM users WHERE id = $1'),
     subscriptions: await rows(
       'SELECT provider, provider_subscription_id, tier, status, current_period_end, cancel_at_period_end, version FROM subscriptions WHERE user_id = $1 ORDER BY provider, provider_subscription_id',
     ),
-    payments: await rows('SELECT provider, provider_payment_id, kind, amount, currency, grants_lifetime FROM payments WHERE user_id = $1 ORDER BY provider_payment_id'),
+    payments: await rows(
+      'SELECT provider, provider_payment_id, kind, amount, currency, grants_lifetime FROM payments WHERE user_id = $1 ORDER BY provider_payment_id',
+    ),
     mail: await rows('SELECT dedupe_key, subject FROM mail_outbox WHERE user_id = $1 ORDER BY dedupe_key'),
   }
 }
@@ -147,7 +213,9 @@ describe.skipIf(TEST_ENGINE === 'sqlite')('two instances on one PostgreSQL datab
           [user.user.id],
         )
         expect({ payments: Number(counts!.payments), mails: Number(counts!.mails) }).toEqual({ payments: 3, mails: 2 })
-        const [row] = await sqlRows<{ n: number }>(t.storage, `SELECT count(*) AS n FROM webhook_events WHERE event_id LIKE $1`, [`%i${round}${user.user.id}%`])
+        const [row] = await sqlRows<{ n: number }>(t.storage, `SELECT count(*) AS n FROM webhook_events WHERE event_id LIKE $1`, [
+          `%i${round}${user.user.id}%`,
+        ])
         expect(Number(row!.n)).toBe(events.length)
         expect((await sqlRows(t.storage, 'SELECT tier FROM users WHERE id = $1', [user.user.id]))[0]).toEqual({ tier: 'lifetime' })
       }

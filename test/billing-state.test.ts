@@ -44,7 +44,13 @@ describe('money', () => {
 
 describe('order keys', () => {
   test('sort by time, then rank, then id', () => {
-    const keys = [orderKey(2000, RANK.start, 'b'), orderKey(1000, RANK.end, 'a'), orderKey(2000, RANK.end, 'a'), orderKey(2000, RANK.update, 'z'), orderKey(999_999_999_999_999, 0, 'a')]
+    const keys = [
+      orderKey(2000, RANK.start, 'b'),
+      orderKey(1000, RANK.end, 'a'),
+      orderKey(2000, RANK.end, 'a'),
+      orderKey(2000, RANK.update, 'z'),
+      orderKey(999_999_999_999_999, 0, 'a'),
+    ]
     expect([...keys].sort()).toEqual([keys[1]!, keys[0]!, keys[3]!, keys[2]!, keys[4]!])
   })
 })
@@ -66,7 +72,12 @@ describe('applying changes', () => {
       change({ periodEndAtLeast: new Date(NOW + 60 * DAY) }),
       change({ version: orderKey(NOW + 1000, RANK.update, 'e3'), status: 'paused' }),
       change({ version: orderKey(NOW + 2000, RANK.update, 'e4'), status: 'active' }),
-      change({ version: orderKey(NOW + 3000, RANK.end, 'e5'), status: 'canceled', cancelAtPeriodEnd: true, periodEndAtLeast: new Date(NOW + 45 * DAY) }),
+      change({
+        version: orderKey(NOW + 3000, RANK.end, 'e5'),
+        status: 'canceled',
+        cancelAtPeriodEnd: true,
+        periodEndAtLeast: new Date(NOW + 45 * DAY),
+      }),
       change({ periodEndAtLeast: new Date(NOW + 10 * DAY) }),
     ]
     const run = (order: SubscriptionChange[]) => {
@@ -104,7 +115,10 @@ describe('the tier a user holds', () => {
 
   test('lifetime beats everything and is never lowered; else the highest granting subscription; else free', () => {
     expect(planTier({ lifetime: true, currentTier: 'free', subscriptions: [] }, NOW)).toEqual({ tier: 'lifetime', next: null })
-    expect(planTier({ lifetime: false, currentTier: 'lifetime', subscriptions: [sub({ status: 'canceled' })] }, NOW)).toEqual({ tier: 'lifetime', next: null })
+    expect(planTier({ lifetime: false, currentTier: 'lifetime', subscriptions: [sub({ status: 'canceled' })] }, NOW)).toEqual({
+      tier: 'lifetime',
+      next: null,
+    })
     expect(planTier({ lifetime: false, currentTier: 'pro', subscriptions: [] }, NOW).tier).toBe('free')
     const subs = [sub({ tier: 'starter' }), sub({ tier: 'pro', status: 'trialing' }), sub({ tier: 'pro', status: 'unpaid' })]
     expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: subs }, NOW)).toEqual({ tier: 'pro', next: null })
@@ -116,7 +130,10 @@ describe('the tier a user holds', () => {
     const end1 = new Date(NOW + 5 * DAY)
     const end2 = new Date(NOW + 9 * DAY)
     const wallet = (tier: 'starter' | 'pro', end: Date) => sub({ provider: 'wallet', tier, status: 'canceled', currentPeriodEnd: end })
-    expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [wallet('pro', end1)] }, NOW)).toEqual({ tier: 'pro', next: { at: end1, tier: 'free' } })
+    expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [wallet('pro', end1)] }, NOW)).toEqual({
+      tier: 'pro',
+      next: { at: end1, tier: 'free' },
+    })
     // Two: pro until end1, then starter until end2 (the sweep schedules the second step).
     expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [wallet('pro', end1), wallet('starter', end2)] }, NOW)).toEqual({
       tier: 'pro',
@@ -128,7 +145,9 @@ describe('the tier a user holds', () => {
       next: { at: end1, tier: 'starter' },
     })
     // A cancelled card subscription grants nothing; a wallet one past its end neither.
-    expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [sub({ status: 'canceled', currentPeriodEnd: end1 })] }, NOW).tier).toBe('free')
+    expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [sub({ status: 'canceled', currentPeriodEnd: end1 })] }, NOW).tier).toBe(
+      'free',
+    )
     expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [wallet('pro', new Date(NOW - 1))] }, NOW).tier).toBe('free')
   })
 })

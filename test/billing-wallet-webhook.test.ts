@@ -44,7 +44,11 @@ describe('signature (offline, with the certificate from PAYPAL-CERT-URL)', () =>
     await problem(await p.deliverWallet(body, {}), 400, 'invalid_signature')
     const { 'paypal-transmission-sig': _, ...noSig } = good
     await problem(await p.deliverWallet(body, noSig), 400, 'invalid_signature')
-    await problem(await p.deliverWallet(body, { ...good, 'paypal-transmission-sig': Buffer.from('nope').toString('base64') }), 400, 'invalid_signature')
+    await problem(
+      await p.deliverWallet(body, { ...good, 'paypal-transmission-sig': Buffer.from('nope').toString('base64') }),
+      400,
+      'invalid_signature',
+    )
     await problem(await p.deliverWallet(body, signPaypal(body, paypal.certUrl, { webhookId: 'WH-OTHER' })), 400, 'invalid_signature')
     await problem(await p.deliverWallet(body, { ...good, 'paypal-transmission-id': 'another-id' }), 400, 'invalid_signature')
     await problem(await p.deliverWallet(body.replace('199.00', '1.00'), good), 400, 'invalid_signature')
@@ -74,11 +78,19 @@ describe('lifetime', () => {
     const resource = sale(user.user.id, { id: `SALE-L-${user.user.id}` })
     expect(await outcome(await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', resource)))).toBe('applied')
     expect(await tierOf(t, user)).toBe('lifetime')
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'lifetime', status: 'active', provider: 'wallet', current_period_end: null, cancel_at_period_end: false })
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'lifetime',
+      status: 'active',
+      provider: 'wallet',
+      current_period_end: null,
+      cancel_at_period_end: false,
+    })
     expect(await t.services.billing.payments(user.user.id)).toMatchObject([
       { provider: 'wallet', providerPaymentId: `SALE-L-${user.user.id}`, kind: 'lifetime', amount: '199.00', currency: 'USD', grantsLifetime: true },
     ])
-    expect(await sqlRows(t.storage, 'SELECT subject FROM mail_outbox WHERE user_id = $1', [user.user.id])).toEqual([{ subject: 'Your promptlib lifetime access' }])
+    expect(await sqlRows(t.storage, 'SELECT subject FROM mail_outbox WHERE user_id = $1', [user.user.id])).toEqual([
+      { subject: 'Your promptlib lifetime access' },
+    ])
   })
 
   test('granted only at the lifetime price in the configured currency; otherwise recorded, not granted', async () => {
@@ -100,7 +112,13 @@ describe('lifetime', () => {
 
   test('PAYMENT.CAPTURE.COMPLETED (v2 order): user in custom_id, amount in value/currency_code', async () => {
     const user = await register(t)
-    const capture = { id: `CAP-${crypto.randomUUID()}`, status: 'COMPLETED', amount: { value: '199.00', currency_code: 'USD' }, custom_id: user.user.id, create_time: iso(Date.now()) }
+    const capture = {
+      id: `CAP-${crypto.randomUUID()}`,
+      status: 'COMPLETED',
+      amount: { value: '199.00', currency_code: 'USD' },
+      custom_id: user.user.id,
+      create_time: iso(Date.now()),
+    }
     expect(await outcome(await p.deliverWallet(paypalEvent('PAYMENT.CAPTURE.COMPLETED', capture)))).toBe('applied')
     expect(await tierOf(t, user)).toBe('lifetime')
   })
@@ -109,13 +127,23 @@ describe('lifetime', () => {
     const user = await register(t)
     const subId = `I-${crypto.randomUUID()}`
     const activated = Date.now() - 40 * DAY
-    await outcome(await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: activated + 30 * DAY }), { createTime: iso(activated) })))
+    await outcome(
+      await p.deliverWallet(
+        paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: activated + 30 * DAY }), {
+          createTime: iso(activated),
+        }),
+      ),
+    )
     const paidAt = Date.UTC(2026, 0, 31, 12)
     const res = await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(user.user.id, { agreement: subId, at: paidAt, total: '199.00' })))
     expect(await outcome(res)).toBe('recorded')
     expect(await tierOf(t, user)).toBe('pro')
     const later = Date.now() + 5 * DAY
-    expect(await outcome(await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(user.user.id, { agreement: subId, at: later, total: '20.00' }))))).toBe('applied')
+    expect(
+      await outcome(
+        await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(user.user.id, { agreement: subId, at: later, total: '20.00' }))),
+      ),
+    ).toBe('applied')
     const view = await subscriptionOf(t, user)
     expect(view.tier).toBe('pro')
     const expected = new Date(later)
@@ -173,11 +201,27 @@ describe('subscriptions', () => {
     const user = await register(t)
     const subId = `I-${crypto.randomUUID()}`
     const next = Date.now() + 30 * DAY
-    expect(await outcome(await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { plan: PAYPAL_PLANS.starter, next }))))).toBe('applied')
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'starter', status: 'active', provider: 'wallet', current_period_end: iso(next), cancel_at_period_end: false })
-    expect(await sqlRows(t.storage, 'SELECT provider_subscription_id FROM subscriptions WHERE user_id = $1', [user.user.id])).toEqual([{ provider_subscription_id: subId }])
+    expect(
+      await outcome(
+        await p.deliverWallet(
+          paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { plan: PAYPAL_PLANS.starter, next })),
+        ),
+      ),
+    ).toBe('applied')
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'starter',
+      status: 'active',
+      provider: 'wallet',
+      current_period_end: iso(next),
+      cancel_at_period_end: false,
+    })
+    expect(await sqlRows(t.storage, 'SELECT provider_subscription_id FROM subscriptions WHERE user_id = $1', [user.user.id])).toEqual([
+      { provider_subscription_id: subId },
+    ])
     const other = await register(t)
-    const res = await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(`I-${crypto.randomUUID()}`, other.user.id, { plan: 'P-UNKNOWN' })))
+    const res = await p.deliverWallet(
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(`I-${crypto.randomUUID()}`, other.user.id, { plan: 'P-UNKNOWN' })),
+    )
     expect(await outcome(res)).toBe('ignored')
     expect(await tierOf(t, other)).toBe('free')
     expect(t.log.lines().some((l) => l.msg === 'payment event ignored' && String(l.reason).includes('P-UNKNOWN'))).toBe(true)
@@ -187,14 +231,29 @@ describe('subscriptions', () => {
     const user = await register(t)
     const subId = `I-${crypto.randomUUID()}`
     const start = Date.now() - 10 * DAY
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: Date.now() + 20 * DAY }), { createTime: iso(start) }))
+    await p.deliverWallet(
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: Date.now() + 20 * DAY }), {
+        createTime: iso(start),
+      }),
+    )
     // The cancellation's own next_billing_time wins when present (here: later than the stored one).
     const end = Date.now() + 21 * DAY
-    const cancelled = paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', { ...subscriptionResource(subId, user.user.id, { next: end }), status: 'CANCELLED' })
+    const cancelled = paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', {
+      ...subscriptionResource(subId, user.user.id, { next: end }),
+      status: 'CANCELLED',
+    })
     expect(await outcome(await p.deliverWallet(cancelled))).toBe('applied')
     expect(await tierOf(t, user)).toBe('pro')
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'pro', status: 'canceled', provider: 'wallet', current_period_end: iso(end), cancel_at_period_end: true })
-    const [mail] = await sqlRows<{ subject: string; body_text: string }>(t.storage, 'SELECT subject, body_text FROM mail_outbox WHERE user_id = $1', [user.user.id])
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'pro',
+      status: 'canceled',
+      provider: 'wallet',
+      current_period_end: iso(end),
+      cancel_at_period_end: true,
+    })
+    const [mail] = await sqlRows<{ subject: string; body_text: string }>(t.storage, 'SELECT subject, body_text FROM mail_outbox WHERE user_id = $1', [
+      user.user.id,
+    ])
     expect(mail!.subject).toBe('Your promptlib subscription is cancelled')
     expect(mail!.body_text).toContain(iso(end).slice(0, 10))
     // The period ends (moved into the past here): free on the next read, before any sweep.
@@ -204,7 +263,9 @@ describe('subscriptions', () => {
     expect(await tierOf(t, user)).toBe('free')
     expect(await sqlRows(t.storage, 'SELECT tier FROM users WHERE id = $1', [user.user.id])).toEqual([{ tier: 'pro' }])
     expect(await t.services.billing.sweepExpiredTiers()).toBeGreaterThanOrEqual(1)
-    expect(await sqlRows(t.storage, 'SELECT tier, tier_until, tier_after FROM users WHERE id = $1', [user.user.id])).toEqual([{ tier: 'free', tier_until: null, tier_after: null }])
+    expect(await sqlRows(t.storage, 'SELECT tier, tier_until, tier_after FROM users WHERE id = $1', [user.user.id])).toEqual([
+      { tier: 'free', tier_until: null, tier_after: null },
+    ])
     expect(await subscriptionOf(t, user)).toMatchObject({ tier: 'free', status: 'canceled' })
   })
 
@@ -212,18 +273,41 @@ describe('subscriptions', () => {
     const user = await register(t)
     const subId = `I-${crypto.randomUUID()}`
     const stored = Date.now() + 12 * DAY
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: stored }), { createTime: iso(Date.now() - DAY) }))
+    await p.deliverWallet(
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: stored }), {
+        createTime: iso(Date.now() - DAY),
+      }),
+    )
     await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', subscriptionResource(subId, user.user.id, { next: null })))
-    expect(await subscriptionOf(t, user)).toEqual({ tier: 'pro', status: 'canceled', provider: 'wallet', current_period_end: iso(stored), cancel_at_period_end: true })
+    expect(await subscriptionOf(t, user)).toEqual({
+      tier: 'pro',
+      status: 'canceled',
+      provider: 'wallet',
+      current_period_end: iso(stored),
+      cancel_at_period_end: true,
+    })
 
     const buyer = await register(t)
     const older = `I-${crypto.randomUUID()}`
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(older, buyer.user.id, { next: Date.now() + DAY }), { createTime: iso(Date.now() - 20 * DAY) }))
+    await p.deliverWallet(
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(older, buyer.user.id, { next: Date.now() + DAY }), {
+        createTime: iso(Date.now() - 20 * DAY),
+      }),
+    )
     await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(buyer.user.id)))
     await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', subscriptionResource(older, buyer.user.id, { next: null })))
-    await sqlRun(t.storage, 'UPDATE subscriptions SET current_period_end = $1 WHERE provider_subscription_id = $2', [new Date(Date.now() - 1000), older])
+    await sqlRun(t.storage, 'UPDATE subscriptions SET current_period_end = $1 WHERE provider_subscription_id = $2', [
+      new Date(Date.now() - 1000),
+      older,
+    ])
     await t.services.billing.sweepExpiredTiers()
-    expect(await subscriptionOf(t, buyer)).toEqual({ tier: 'lifetime', status: 'active', provider: 'wallet', current_period_end: null, cancel_at_period_end: false })
+    expect(await subscriptionOf(t, buyer)).toEqual({
+      tier: 'lifetime',
+      status: 'active',
+      provider: 'wallet',
+      current_period_end: null,
+      cancel_at_period_end: false,
+    })
     await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.EXPIRED', subscriptionResource(older, buyer.user.id, { next: null })))
     expect(await tierOf(t, buyer)).toBe('lifetime')
   })
@@ -250,7 +334,13 @@ describe('bodies that are signed but wrong', () => {
       [paypalEvent('PAYMENT.SALE.COMPLETED', { ...sale(user.user.id), amount: { total: 199, currency: 'USD' } }), '/resource/amount/total'],
       [paypalEvent('PAYMENT.SALE.COMPLETED', { ...sale(user.user.id), amount: { total: '199.00' } }), '/resource/amount/currency'],
       [paypalEvent('PAYMENT.CAPTURE.COMPLETED', { id: 'CAP-1', custom_id: user.user.id }), '/resource/amount'],
-      [paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', { ...subscriptionResource('I-X', user.user.id), billing_info: { next_billing_time: 'tomorrow' } }), '/resource/billing_info/next_billing_time'],
+      [
+        paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', {
+          ...subscriptionResource('I-X', user.user.id),
+          billing_info: { next_billing_time: 'tomorrow' },
+        }),
+        '/resource/billing_info/next_billing_time',
+      ],
       [paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', { id: 42 }), '/resource/id'],
     ]
     const before = await billingCounts(t)

@@ -69,7 +69,14 @@ describe('the outbox survives kill -9', () => {
 
   test('killed in the middle of sending: the claim lapses and the next process sends it, once', async () => {
     // Claims last three times MAIL_SEND_TIMEOUT_MS: 1.5 s here.
-    const base = await processEnv({ ...stripe.env(), SMTP_URL: smtp.url, MAIL_POLL_MS: '100', MAIL_SEND_TIMEOUT_MS: '500', LOG_LEVEL: 'warn', DEMO_CATALOGUE: 'false' })
+    const base = await processEnv({
+      ...stripe.env(),
+      SMTP_URL: smtp.url,
+      MAIL_POLL_MS: '100',
+      MAIL_SEND_TIMEOUT_MS: '500',
+      LOG_LEVEL: 'warn',
+      DEMO_CATALOGUE: 'false',
+    })
     const first = await start(base)
     smtp.stall()
     let email = ''

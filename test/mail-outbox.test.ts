@@ -11,10 +11,22 @@ import { sqlRows, sqlRun } from './support/sql'
 const smtp = await startSmtp()
 afterAll(() => smtp.close())
 
-const settings = (extra: Record<string, string> = {}) => ({ SMTP_URL: smtp.url, MAIL_FROM: 'promptlib <billing@promptlib.test>', MAIL_RETRY_BASE_MS: '40', MAIL_MAX_ATTEMPTS: '3', ...extra })
+const settings = (extra: Record<string, string> = {}) => ({
+  SMTP_URL: smtp.url,
+  MAIL_FROM: 'promptlib <billing@promptlib.test>',
+  MAIL_RETRY_BASE_MS: '40',
+  MAIL_MAX_ATTEMPTS: '3',
+  ...extra,
+})
 const message = (key: string, to = 'someone@example.com') => ({ dedupeKey: key, userId: null, to, subject: `Subject ${key}`, text: `Body of ${key}` })
 const rowOf = async (t: { storage: Parameters<typeof sqlRows>[0] }, key: string) =>
-  (await sqlRows<{ status: string; attempts: number; last_error: string | null }>(t.storage, 'SELECT status, attempts, last_error FROM mail_outbox WHERE dedupe_key = $1', [key]))[0]
+  (
+    await sqlRows<{ status: string; attempts: number; last_error: string | null }>(
+      t.storage,
+      'SELECT status, attempts, last_error FROM mail_outbox WHERE dedupe_key = $1',
+      [key],
+    )
+  )[0]
 const receivedFor = (key: string) => smtp.received.filter((m) => m.subject === `Subject ${key}`)
 
 describe('queueing', () => {
@@ -49,7 +61,11 @@ describe('delivery over SMTP', () => {
       expect(sent!.from).toBe('billing@promptlib.test')
       expect(sent!.subject).toBe('Your promptlib lifetime access')
       expect(sent!.raw).toContain('lifetime access')
-      const [row] = await sqlRows<{ id: string; status: string; sent_at: unknown }>(p.t.storage, 'SELECT id, status, sent_at FROM mail_outbox WHERE user_id = $1', [user.user.id])
+      const [row] = await sqlRows<{ id: string; status: string; sent_at: unknown }>(
+        p.t.storage,
+        'SELECT id, status, sent_at FROM mail_outbox WHERE user_id = $1',
+        [user.user.id],
+      )
       expect(sent!.messageId).toBe(`<${row!.id}@promptlib.test>`)
       expect(row!.status).toBe('sent')
       expect(row!.sent_at).not.toBeNull()
@@ -116,8 +132,16 @@ describe('delivery over SMTP', () => {
     const t = await makeTestApp(settings())
     await t.services.mail.enqueue(message('orphan'))
     await t.services.mail.enqueue(message('claimed'))
-    await sqlRun(t.storage, "UPDATE mail_outbox SET status = 'sending', attempts = 1, claim_token = 'dead', lease_until = $1 WHERE dedupe_key = 'orphan'", [new Date(Date.now() - 1)])
-    await sqlRun(t.storage, "UPDATE mail_outbox SET status = 'sending', attempts = 1, claim_token = 'alive', lease_until = $1 WHERE dedupe_key = 'claimed'", [new Date(Date.now() + 60_000)])
+    await sqlRun(
+      t.storage,
+      "UPDATE mail_outbox SET status = 'sending', attempts = 1, claim_token = 'dead', lease_until = $1 WHERE dedupe_key = 'orphan'",
+      [new Date(Date.now() - 1)],
+    )
+    await sqlRun(
+      t.storage,
+      "UPDATE mail_outbox SET status = 'sending', attempts = 1, claim_token = 'alive', lease_until = $1 WHERE dedupe_key = 'claimed'",
+      [new Date(Date.now() + 60_000)],
+    )
     expect(await t.services.mail.deliverDue()).toBe(1)
     expect(receivedFor('orphan')).toHaveLength(1)
     expect(receivedFor('claimed')).toHaveLength(0)

@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs'
 const [url, file, startArg, countArg, secondsArg, concurrencyArg] = process.argv.slice(2)
 const lines = readFileSync(file!, 'utf8').split('\n')
 const start = Number(startArg)
-const events = lines.slice(start, start + Number(countArg)).filter(Boolean).map((l) => JSON.parse(l) as { body: string; signature: string })
+const events = lines
+  .slice(start, start + Number(countArg))
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as { body: string; signature: string })
 const seconds = Number(secondsArg)
 const concurrency = Number(concurrencyArg)
 
@@ -40,4 +43,6 @@ await Promise.all(Array.from({ length: concurrency }, sender))
 const elapsed = (performance.now() - began) / 1000
 latencies.sort((a, b) => a - b)
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN
-console.log(JSON.stringify({ sent: latencies.length, ok, outcomes, seconds: elapsed, exhausted: next >= events.length, p50: pct(0.5), p99: pct(0.99) }))
+console.log(
+  JSON.stringify({ sent: latencies.length, ok, outcomes, seconds: elapsed, exhausted: next >= events.length, p50: pct(0.5), p99: pct(0.99) }),
+)

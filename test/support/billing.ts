@@ -27,10 +27,18 @@ export async function paymentsApp(env: Record<string, string> = {}): Promise<Pay
     paypal,
     async deliverCard(body, headers) {
       const signature = headers ?? { 'stripe-signature': await signStripe(body) }
-      return t.request('/api/payments/webhook', { method: 'POST', body, headers: { 'content-type': 'application/json; charset=utf-8', ...signature } })
+      return t.request('/api/payments/webhook', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...signature },
+      })
     },
     async deliverWallet(body, headers) {
-      return t.request('/api/payments/altpay/webhook', { method: 'POST', body, headers: { 'content-type': 'application/json', ...(headers ?? signPaypal(body, paypal.certUrl)) } })
+      return t.request('/api/payments/altpay/webhook', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...(headers ?? signPaypal(body, paypal.certUrl)) },
+      })
     },
     close() {
       stripe.close()
@@ -48,7 +56,13 @@ export async function tierOf(t: TestApp, user: Registered): Promise<string> {
 export async function subscriptionOf(t: TestApp, user: Registered) {
   const res = await t.request('/api/user/subscription', { token: user.token })
   if (res.status !== 200) throw new Error(`subscription: ${res.status} ${await res.text()}`)
-  return (await res.json()) as { tier: string; status: string; provider: string | null; current_period_end: string | null; cancel_at_period_end: boolean }
+  return (await res.json()) as {
+    tier: string
+    status: string
+    provider: string | null
+    current_period_end: string | null
+    cancel_at_period_end: boolean
+  }
 }
 
 /** Row counts of every billing and mail table: "nothing stored" compares two of these. */
@@ -65,7 +79,11 @@ export async function billingCounts(t: TestApp) {
 
 const sec = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000)
 
-export function checkoutCompleted(user: { id: string }, tier: 'starter' | 'pro' | 'lifetime', options: { subscription?: string; customer?: string; session?: string; created?: number; amount?: number; id?: string } = {}) {
+export function checkoutCompleted(
+  user: { id: string },
+  tier: 'starter' | 'pro' | 'lifetime',
+  options: { subscription?: string; customer?: string; session?: string; created?: number; amount?: number; id?: string } = {},
+) {
   const lifetime = tier === 'lifetime'
   return stripeEvent(
     'checkout.session.completed',
@@ -86,7 +104,18 @@ export function checkoutCompleted(user: { id: string }, tier: 'starter' | 'pro' 
   )
 }
 
-export function subscriptionObject(id: string, fields: { customer?: string; status?: string; periodEnd?: Date | number; cancelAtPeriodEnd?: boolean; price?: string; userId?: string; onItems?: boolean }) {
+export function subscriptionObject(
+  id: string,
+  fields: {
+    customer?: string
+    status?: string
+    periodEnd?: Date | number
+    cancelAtPeriodEnd?: boolean
+    price?: string
+    userId?: string
+    onItems?: boolean
+  },
+) {
   const end = fields.periodEnd === undefined ? undefined : sec(fields.periodEnd)
   return {
     id,
@@ -96,12 +125,24 @@ export function subscriptionObject(id: string, fields: { customer?: string; stat
     cancel_at_period_end: fields.cancelAtPeriodEnd ?? false,
     // Since API version 2025-03-31 the period end lives on the items only.
     ...(fields.onItems === false && end !== undefined ? { current_period_end: end } : {}),
-    items: { object: 'list', data: [{ id: `si_${id}`, price: { id: fields.price ?? STRIPE_PRICES.pro }, ...(fields.onItems !== false && end !== undefined ? { current_period_end: end } : {}) }] },
+    items: {
+      object: 'list',
+      data: [
+        {
+          id: `si_${id}`,
+          price: { id: fields.price ?? STRIPE_PRICES.pro },
+          ...(fields.onItems !== false && end !== undefined ? { current_period_end: end } : {}),
+        },
+      ],
+    },
     metadata: fields.userId ? { user_id: fields.userId } : {},
   }
 }
 
-export const subscriptionEvent = (type: 'created' | 'updated' | 'deleted', object: Record<string, unknown>, options: { created?: number; id?: string } = {}) =>
-  stripeEvent(`customer.subscription.${type}`, object, options)
+export const subscriptionEvent = (
+  type: 'created' | 'updated' | 'deleted',
+  object: Record<string, unknown>,
+  options: { created?: number; id?: string } = {},
+) => stripeEvent(`customer.subscription.${type}`, object, options)
 
 export { paypalEvent }

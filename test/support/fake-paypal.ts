@@ -19,9 +19,27 @@ let keyPair: { key: string; cert: string } | null = null
 export function paypalKeyPair(): { key: string; cert: string } {
   if (keyPair) return keyPair
   const dir = tempDir('promptlib-paypal-cert-')
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '3', '-subj', '/CN=promptlib-test-paypal'], {
-    encoding: 'utf8',
-  })
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '3',
+      '-subj',
+      '/CN=promptlib-test-paypal',
+    ],
+    {
+      encoding: 'utf8',
+    },
+  )
   if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`)
   keyPair = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') }
   return keyPair
@@ -104,7 +122,8 @@ export function startFakePaypal(port = 0): FakePaypal {
       if (fake.mode === 'garbage') return new Response('<html>oops</html>', { status: 200 })
       if (request.method === 'POST' && url.pathname === '/v1/oauth2/token') {
         const expected = `Basic ${Buffer.from(`${PAYPAL_CLIENT_ID}:${PAYPAL_CLIENT_SECRET}`).toString('base64')}`
-        if (request.headers.get('authorization') !== expected || text !== 'grant_type=client_credentials') return json({ error: 'invalid_client' }, 401)
+        if (request.headers.get('authorization') !== expected || text !== 'grant_type=client_credentials')
+          return json({ error: 'invalid_client' }, 401)
         fake.tokensIssued++
         currentToken = `A21.token.${fake.tokensIssued}`
         return json({ access_token: currentToken, token_type: 'Bearer', expires_in: fake.tokenLifetime })
@@ -115,7 +134,14 @@ export function startFakePaypal(port = 0): FakePaypal {
         const id = `ORDER-${++counter}`
         const unit = b.purchase_units?.[0] ?? {}
         fake.orders.set(id, { id, amount: unit.amount, customId: unit.custom_id ?? null, capture: null })
-        return json({ id, status: 'PAYER_ACTION_REQUIRED', links: [{ rel: 'payer-action', href: `https://www.paypal.test/checkoutnow?token=${id}`, method: 'GET' }] }, 200)
+        return json(
+          {
+            id,
+            status: 'PAYER_ACTION_REQUIRED',
+            links: [{ rel: 'payer-action', href: `https://www.paypal.test/checkoutnow?token=${id}`, method: 'GET' }],
+          },
+          200,
+        )
       }
       const capture = /^\/v2\/checkout\/orders\/([^/]+)\/capture$/.exec(url.pathname)
       if (request.method === 'POST' && capture) {
@@ -138,7 +164,16 @@ export function startFakePaypal(port = 0): FakePaypal {
       }
       if (request.method === 'POST' && url.pathname === '/v1/billing/subscriptions') {
         const id = `I-${++counter}`
-        return json({ id, status: 'APPROVAL_PENDING', plan_id: b.plan_id, custom_id: b.custom_id, links: [{ rel: 'approve', href: `https://www.paypal.test/webapps/billing/subscriptions?ba_token=BA-${counter}`, method: 'GET' }] }, 201)
+        return json(
+          {
+            id,
+            status: 'APPROVAL_PENDING',
+            plan_id: b.plan_id,
+            custom_id: b.custom_id,
+            links: [{ rel: 'approve', href: `https://www.paypal.test/webapps/billing/subscriptions?ba_token=BA-${counter}`, method: 'GET' }],
+          },
+          201,
+        )
       }
       return json({ name: 'NOT_FOUND' }, 404)
     },
@@ -149,12 +184,18 @@ export function startFakePaypal(port = 0): FakePaypal {
 }
 
 /** The transmission headers PayPal sends with a delivery of this exact body. */
-export function signPaypal(body: string, certUrl: string, options: { webhookId?: string; transmissionId?: string; time?: string; key?: string } = {}): Record<string, string> {
+export function signPaypal(
+  body: string,
+  certUrl: string,
+  options: { webhookId?: string; transmissionId?: string; time?: string; key?: string } = {},
+): Record<string, string> {
   const transmissionId = options.transmissionId ?? crypto.randomUUID()
   const time = options.time ?? new Date().toISOString()
   const crc = Bun.hash.crc32(Buffer.from(body, 'utf8'))
   const message = `${transmissionId}|${time}|${options.webhookId ?? PAYPAL_WEBHOOK_ID}|${crc}`
-  const sig = createSign('RSA-SHA256').update(message).sign(options.key ?? paypalKeyPair().key, 'base64')
+  const sig = createSign('RSA-SHA256')
+    .update(message)
+    .sign(options.key ?? paypalKeyPair().key, 'base64')
   return {
     'paypal-transmission-id': transmissionId,
     'paypal-transmission-time': time,

@@ -46,7 +46,8 @@ export function startFakeStripe(port = 0): FakeStripe {
     }),
     close: () => server.stop(true),
   }
-  const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'request-id': `req_${++counter}` } })
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'request-id': `req_${++counter}` } })
 
   const server = Bun.serve({
     port,
@@ -57,7 +58,8 @@ export function startFakeStripe(port = 0): FakeStripe {
       const idempotencyKey = request.headers.get('idempotency-key')
       fake.requests.push({ method: request.method, path: url.pathname, params, idempotencyKey })
       if (fake.delayMs) await Bun.sleep(fake.delayMs)
-      if (request.headers.get('authorization') !== `Bearer ${STRIPE_TEST_KEY}`) return json({ error: { type: 'invalid_request_error', message: 'bad key' } }, 401)
+      if (request.headers.get('authorization') !== `Bearer ${STRIPE_TEST_KEY}`)
+        return json({ error: { type: 'invalid_request_error', message: 'bad key' } }, 401)
       if (fake.mode === 'error') return json({ error: { type: 'api_error', message: 'down' } }, 500)
       if (fake.mode === 'garbage') return new Response('<html>Bad gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } })
       if (fake.mode === 'empty') return json({ object: 'checkout.session' })

@@ -67,6 +67,10 @@ export function shapeCheck<T extends TSchema>(schema: T) {
 /** An ISO 8601 timestamp from a provider, or a 422 naming the field. */
 export function parseTime(value: string, path: string): Date {
   const ms = Date.parse(value)
-  if (Number.isNaN(ms)) throw validationFailed([{ path, message: 'must be an ISO 8601 date-time' }], 'The event is signed, but one of its times is not a date; nothing was changed.')
+  if (Number.isNaN(ms))
+    throw validationFailed(
+      [{ path, message: 'must be an ISO 8601 date-time' }],
+      'The event is signed, but one of its times is not a date; nothing was changed.',
+    )
   return new Date(ms)
 }

@@ -52,7 +52,10 @@ export function billingRoutes({ billing, guard }: { billing: BillingService; gua
     )
     .post(
       '/api/payments/webhook',
-      async ({ request }) => ({ received: true as const, outcome: await billing.cardWebhook(await readBodyText(request), request.headers.get('stripe-signature')) }),
+      async ({ request }) => ({
+        received: true as const,
+        outcome: await billing.cardWebhook(await readBodyText(request), request.headers.get('stripe-signature')),
+      }),
       {
         parse: 'none',
         response: { 200: WebhookReceipt, ...problems(400, 413, 422, 500, 503) },

@@ -23,7 +23,16 @@ import type { BillingStore } from './store'
 export type CheckoutTier = 'starter' | 'pro' | 'lifetime'
 
 /** What a delivery did: `applied` changed state; the others changed nothing but the event's record. */
-export type Outcome = 'applied' | 'duplicate' | 'stale' | 'ignored' | 'unknown_user' | 'recorded' | 'duplicate_payment' | 'amount_mismatch' | 'unchanged'
+export type Outcome =
+  | 'applied'
+  | 'duplicate'
+  | 'stale'
+  | 'ignored'
+  | 'unknown_user'
+  | 'recorded'
+  | 'duplicate_payment'
+  | 'amount_mismatch'
+  | 'unchanged'
 
 export interface BillingDeps {
   store: BillingStore
@@ -159,15 +168,20 @@ export function createBillingService({ store, transaction, accounts, mail, card,
   /** Records the delivery and applies its effect in one transaction; a repeat changes nothing. */
   async function applyEvent(provider: Provider, event: ParsedEvent): Promise<Outcome> {
     const result = await transaction(async (tx) => {
-      const fresh = await store.recordEvent({ provider, eventId: event.id, type: event.type, outcome: event.effect.kind === 'ignore' ? 'ignored' : 'processing', receivedAt: new Date() }, tx)
+      const fresh = await store.recordEvent(
+        { provider, eventId: event.id, type: event.type, outcome: event.effect.kind === 'ignore' ? 'ignored' : 'processing', receivedAt: new Date() },
+        tx,
+      )
       if (!fresh) return { outcome: 'duplicate' as const, mailed: false }
       const applied = await applyEffect(event.effect, tx)
       if (event.effect.kind !== 'ignore') await store.setEventOutcome(provider, event.id, applied.outcome, tx)
       return applied
     })
     if (result.mailed) mail.wake()
-    if (result.outcome === 'unknown_user') log.warn('payment event for no known user; recorded, ignored', { provider, event_id: event.id, type: event.type })
-    if (event.effect.kind === 'ignore') log.debug('payment event ignored', { provider, event_id: event.id, type: event.type, reason: event.effect.reason })
+    if (result.outcome === 'unknown_user')
+      log.warn('payment event for no known user; recorded, ignored', { provider, event_id: event.id, type: event.type })
+    if (event.effect.kind === 'ignore')
+      log.debug('payment event ignored', { provider, event_id: event.id, type: event.type, reason: event.effect.reason })
     return result.outcome
   }
 
@@ -203,7 +217,12 @@ export function createBillingService({ store, transaction, accounts, mail, card,
               returnUrl: `${settings.publicUrl}/api/payments/altpay/return`,
               cancelUrl: billingUrl('cancelled'),
             })
-          : await wallet.createSubscription({ userId: user.id, planId: planId!, returnUrl: billingUrl('success'), cancelUrl: billingUrl('cancelled') })
+          : await wallet.createSubscription({
+              userId: user.id,
+              planId: planId!,
+              returnUrl: billingUrl('success'),
+              cancelUrl: billingUrl('cancelled'),
+            })
       return { approval_url: created.approvalUrl, id: created.id }
     },
 

@@ -78,7 +78,11 @@ export function newSubscription(id: string, userId: string, change: Subscription
 }
 
 /** The subscription after the event; `stale` when it was an older status event (and changed nothing else). */
-export function applyChange(current: SubscriptionRecord, change: SubscriptionChange, now: Date): { next: SubscriptionRecord; changed: boolean; stale: boolean } {
+export function applyChange(
+  current: SubscriptionRecord,
+  change: SubscriptionChange,
+  now: Date,
+): { next: SubscriptionRecord; changed: boolean; stale: boolean } {
   const next = { ...current }
   const newer = change.version !== null && (current.version === null || change.version > current.version)
   if (newer) {
@@ -125,7 +129,10 @@ function highestAt(subs: SubscriptionRecord[], t: number): Tier {
  * it (a purchase, or `promptlib user set-tier`); otherwise the highest tier any subscription
  * grants now; otherwise free.
  */
-export function planTier(input: { lifetime: boolean; currentTier: Tier; subscriptions: SubscriptionRecord[] }, now: number): { tier: Tier; next: TierStep | null } {
+export function planTier(
+  input: { lifetime: boolean; currentTier: Tier; subscriptions: SubscriptionRecord[] },
+  now: number,
+): { tier: Tier; next: TierStep | null } {
   if (input.lifetime || input.currentTier === 'lifetime') return { tier: 'lifetime', next: null }
   const tier = highestAt(input.subscriptions, now)
   const ends = [
@@ -154,9 +161,7 @@ export interface SubscriptionView {
 export function subscriptionView(tier: Tier, lifetimeProvider: Provider | null, subs: SubscriptionRecord[], now: number): SubscriptionView {
   if (tier === 'lifetime') return { tier, status: 'active', provider: lifetimeProvider, current_period_end: null, cancel_at_period_end: false }
   const end = (s: SubscriptionRecord) => s.currentPeriodEnd?.getTime() ?? Number.MAX_SAFE_INTEGER
-  const granting = subs
-    .filter((s) => grantsAt(s, now))
-    .sort((a, b) => (a.tier === b.tier ? end(b) - end(a) : tierAtLeast(a.tier!, b.tier!) ? -1 : 1))
+  const granting = subs.filter((s) => grantsAt(s, now)).sort((a, b) => (a.tier === b.tier ? end(b) - end(a) : tierAtLeast(a.tier!, b.tier!) ? -1 : 1))
   const pick = granting[0] ?? [...subs].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())[0]
   if (!pick) return { tier, status: 'none', provider: null, current_period_end: null, cancel_at_period_end: false }
   return {

@@ -20,7 +20,8 @@ export function pgBillingStore(storage: PgStorage): BillingStore {
   }
   return {
     // ON CONFLICT DO NOTHING waits for a concurrent transaction holding the same id to end.
-    recordEvent: async (event, tx) => (await storage.use(tx).insert(webhookEvents).values(event).onConflictDoNothing().returning({ id: webhookEvents.eventId })).length > 0,
+    recordEvent: async (event, tx) =>
+      (await storage.use(tx).insert(webhookEvents).values(event).onConflictDoNothing().returning({ id: webhookEvents.eventId })).length > 0,
 
     async setEventOutcome(provider, eventId, outcome, tx) {
       await storage
@@ -69,9 +70,12 @@ export function pgBillingStore(storage: PgStorage): BillingStore {
     },
 
     subscriptionsOf: async (userId, tx) =>
-      (await storage.use(tx).select().from(subscriptions).where(eq(subscriptions.userId, userId)).orderBy(asc(subscriptions.createdAt))).map(toSubscription),
+      (await storage.use(tx).select().from(subscriptions).where(eq(subscriptions.userId, userId)).orderBy(asc(subscriptions.createdAt))).map(
+        toSubscription,
+      ),
 
-    insertPayment: async (payment, tx) => (await storage.use(tx).insert(payments).values(payment).onConflictDoNothing().returning({ id: payments.id })).length > 0,
+    insertPayment: async (payment, tx) =>
+      (await storage.use(tx).insert(payments).values(payment).onConflictDoNothing().returning({ id: payments.id })).length > 0,
 
     async lifetimeProvider(userId, tx) {
       const [row] = await storage

@@ -26,7 +26,12 @@ const statements = perConnection((db: SqliteDb) => ({
     .from(subscriptions)
     .where(and(eq(subscriptions.provider, p('provider')), eq(subscriptions.providerSubscriptionId, p('id'))))
     .prepare(),
-  subscriptionsOf: db.select().from(subscriptions).where(eq(subscriptions.userId, p('userId'))).orderBy(asc(subscriptions.createdAt)).prepare(),
+  subscriptionsOf: db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, p('userId')))
+    .orderBy(asc(subscriptions.createdAt))
+    .prepare(),
   lifetime: db
     .select({ provider: payments.provider })
     .from(payments)
@@ -93,7 +98,8 @@ export function sqliteBillingStore(storage: SqliteStorage): BillingStore {
             .get()?.id ?? null,
       ),
 
-    userOfCustomer: (provider, customerId, tx) => storage.read((db) => statements(db).userOfCustomer.get({ provider, customerId })?.userId ?? null, tx),
+    userOfCustomer: (provider, customerId, tx) =>
+      storage.read((db) => statements(db).userOfCustomer.get({ provider, customerId })?.userId ?? null, tx),
 
     linkCustomer: (userId, provider, customerId, tx) =>
       storage.write((db) => {
@@ -117,7 +123,8 @@ export function sqliteBillingStore(storage: SqliteStorage): BillingStore {
 
     subscriptionsOf: (userId, tx) => storage.read((db) => statements(db).subscriptionsOf.all({ userId }).map(toSubscription), tx),
 
-    insertPayment: (payment, tx) => storage.write((db) => db.insert(payments).values(payment).onConflictDoNothing().returning({ id: payments.id }).all().length > 0, tx),
+    insertPayment: (payment, tx) =>
+      storage.write((db) => db.insert(payments).values(payment).onConflictDoNothing().returning({ id: payments.id }).all().length > 0, tx),
 
     lifetimeProvider: (userId, tx) => storage.read((db) => statements(db).lifetime.get({ userId })?.provider ?? null, tx),
 

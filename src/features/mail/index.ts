@@ -10,7 +10,12 @@ import { logTransport, type MailTransport, smtpTransport } from './transport'
 export type { MailMessage, MailService } from './service'
 export type { MailTransport, OutgoingMail } from './transport'
 
-export function createMail(deps: { storage: Storage; config: Pick<Config, 'smtp' | 'mailOutbox'>; log: Logger; transport?: MailTransport }): MailService {
+export function createMail(deps: {
+  storage: Storage
+  config: Pick<Config, 'smtp' | 'mailOutbox'>
+  log: Logger
+  transport?: MailTransport
+}): MailService {
   const { storage, config, log } = deps
   const transport =
     deps.transport ?? (config.smtp ? smtpTransport(config.smtp.url, config.smtp.from, config.mailOutbox.sendTimeoutMs) : logTransport(log))

@@ -31,7 +31,17 @@ const MAX_RETRY_WAIT_MS = 60 * 60 * 1000
 /** Sent and given-up messages are kept this long for inspection, then pruned. */
 const KEEP_SETTLED_MS = 30 * 24 * 60 * 60 * 1000
 
-export function createMailService({ store, transport, log, settings }: { store: MailStore; transport: MailTransport; log: Logger; settings: OutboxSettings }) {
+export function createMailService({
+  store,
+  transport,
+  log,
+  settings,
+}: {
+  store: MailStore
+  transport: MailTransport
+  log: Logger
+  settings: OutboxSettings
+}) {
   // A send is abandoned after twice the SMTP timeout; its claim lasts three times it, so a live
   // worker always settles its row before another may take it over.
   const sendDeadlineMs = 2 * settings.sendTimeoutMs

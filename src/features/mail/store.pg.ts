@@ -9,7 +9,12 @@ export function pgMailStore(storage: PgStorage): MailStore {
   const db = storage.db
   return {
     async insert(message, tx) {
-      const inserted = await storage.use(tx).insert(outbox).values(message).onConflictDoNothing({ target: outbox.dedupeKey }).returning({ id: outbox.id })
+      const inserted = await storage
+        .use(tx)
+        .insert(outbox)
+        .values(message)
+        .onConflictDoNothing({ target: outbox.dedupeKey })
+        .returning({ id: outbox.id })
       return inserted.length > 0
     },
 
@@ -41,7 +46,11 @@ export function pgMailStore(storage: PgStorage): MailStore {
       (
         await db
           .update(outbox)
-          .set(retryAt ? { status: 'pending', nextAttemptAt: retryAt, leaseUntil: null, claimToken: null, lastError: error } : { status: 'failed', leaseUntil: null, claimToken: null, lastError: error })
+          .set(
+            retryAt
+              ? { status: 'pending', nextAttemptAt: retryAt, leaseUntil: null, claimToken: null, lastError: error }
+              : { status: 'failed', leaseUntil: null, claimToken: null, lastError: error },
+          )
           .where(and(eq(outbox.id, id), eq(outbox.claimToken, token)))
           .returning({ id: outbox.id })
       ).length > 0,

@@ -23,7 +23,9 @@ export function sqliteMailStore(storage: SqliteStorage): MailStore {
         const due = db
           .select({ id: outbox.id })
           .from(outbox)
-          .where(or(and(eq(outbox.status, 'pending'), lte(outbox.nextAttemptAt, now)), and(eq(outbox.status, 'sending'), lte(outbox.leaseUntil, now))))
+          .where(
+            or(and(eq(outbox.status, 'pending'), lte(outbox.nextAttemptAt, now)), and(eq(outbox.status, 'sending'), lte(outbox.leaseUntil, now))),
+          )
           .orderBy(outbox.nextAttemptAt)
           .limit(limit)
         return db
@@ -50,7 +52,11 @@ export function sqliteMailStore(storage: SqliteStorage): MailStore {
         (db) =>
           db
             .update(outbox)
-            .set(retryAt ? { status: 'pending', nextAttemptAt: retryAt, leaseUntil: null, claimToken: null, lastError: error } : { status: 'failed', leaseUntil: null, claimToken: null, lastError: error })
+            .set(
+              retryAt
+                ? { status: 'pending', nextAttemptAt: retryAt, leaseUntil: null, claimToken: null, lastError: error }
+                : { status: 'failed', leaseUntil: null, claimToken: null, lastError: error },
+            )
             .where(and(eq(outbox.id, id), eq(outbox.claimToken, token)))
             .returning({ id: outbox.id })
             .all().length > 0,

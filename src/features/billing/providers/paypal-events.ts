@@ -50,7 +50,14 @@ function tierOfPlan(settings: WalletSettings, planId: string | undefined): PaidT
 }
 
 /** A one-time payment for lifetime: granted only at the lifetime price in the configured currency. */
-function lifetimeEffect(id: string, userId: string | null | undefined, amount: string, currency: string, paidAt: Date, settings: WalletSettings): Effect {
+function lifetimeEffect(
+  id: string,
+  userId: string | null | undefined,
+  amount: string,
+  currency: string,
+  paidAt: Date,
+  settings: WalletSettings,
+): Effect {
   if (!userId) return { kind: 'ignore', reason: 'a payment without a promptlib user (custom id)' }
   const grants = sameAmount(amount, settings.lifetimePrice) && currency.toUpperCase() === settings.currency
   return {
@@ -90,7 +97,14 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
           userId: sale.custom || null,
           customerId: null,
           linkCustomer: false,
-          payment: { id: sale.id, kind: 'renewal', amount: sale.amount.total, currency: sale.amount.currency.toUpperCase(), paidAt, subscriptionId: sale.billing_agreement_id },
+          payment: {
+            id: sale.id,
+            kind: 'renewal',
+            amount: sale.amount.total,
+            currency: sale.amount.currency.toUpperCase(),
+            paidAt,
+            subscriptionId: sale.billing_agreement_id,
+          },
           notify: false,
         },
       }
@@ -108,7 +122,8 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
   const next = sub.billing_info?.next_billing_time
   const tier = tierOfPlan(settings, sub.plan_id)
   // An activation of a plan this service does not sell: recorded and logged, nothing changes.
-  if (type === 'BILLING.SUBSCRIPTION.ACTIVATED' && !tier) return { id, type, effect: { kind: 'ignore', reason: `unknown plan ${sub.plan_id ?? '(none)'}` } }
+  if (type === 'BILLING.SUBSCRIPTION.ACTIVATED' && !tier)
+    return { id, type, effect: { kind: 'ignore', reason: `unknown plan ${sub.plan_id ?? '(none)'}` } }
   return {
     id,
     type,
@@ -133,6 +148,9 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
 }
 
 /** What the return URL's capture tells (PayPal's capture response), as the capture event would. */
-export function captureEffect(capture: { id: string; amount: string; currency: string; customId: string | null; createTime: Date }, settings: WalletSettings): Effect {
+export function captureEffect(
+  capture: { id: string; amount: string; currency: string; customId: string | null; createTime: Date },
+  settings: WalletSettings,
+): Effect {
   return lifetimeEffect(capture.id, capture.customId, capture.amount, capture.currency, capture.createTime, settings)
 }

@@ -33,7 +33,13 @@ export interface PaypalSignature {
 
 export interface WalletProvider {
   readonly canVerify: boolean
-  createOrder(input: { userId: string; amount: string; currency: string; returnUrl: string; cancelUrl: string }): Promise<{ id: string; approvalUrl: string }>
+  createOrder(input: {
+    userId: string
+    amount: string
+    currency: string
+    returnUrl: string
+    cancelUrl: string
+  }): Promise<{ id: string; approvalUrl: string }>
   createSubscription(input: { userId: string; planId: string; returnUrl: string; cancelUrl: string }): Promise<{ id: string; approvalUrl: string }>
   /** Captures an approved order (or reads the capture when it was captured before). */
   captureOrder(orderId: string): Promise<CapturedPayment | null>
@@ -54,7 +60,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 
 function approvalLink(body: unknown): { id: string; approvalUrl: string } {
   if (!isRecord(body) || !str(body.id) || !Array.isArray(body.links)) throw new PaypalAnswer('no id or links')
-  const link = body.links.find((l) => isRecord(l) && (l.rel === 'approve' || l.rel === 'payer-action') && typeof l.href === 'string' && /^https?:\/\//.test(l.href))
+  const link = body.links.find(
+    (l) => isRecord(l) && (l.rel === 'approve' || l.rel === 'payer-action') && typeof l.href === 'string' && /^https?:\/\//.test(l.href),
+  )
   if (!link) throw new PaypalAnswer('no approval link')
   return { id: body.id as string, approvalUrl: (link as { href: string }).href }
 }
@@ -106,9 +114,13 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
         signal: AbortSignal.timeout(TIMEOUT_MS),
       })
       const body: unknown = await res.json().catch(() => null)
-      if (!res.ok || !isRecord(body) || !str(body.access_token) || typeof body.expires_in !== 'number') throw new PaypalAnswer(`token: HTTP ${res.status}`)
+      if (!res.ok || !isRecord(body) || !str(body.access_token) || typeof body.expires_in !== 'number')
+        throw new PaypalAnswer(`token: HTTP ${res.status}`)
       const lifetimeMs = body.expires_in * 1000
-      token = { value: body.access_token as string, expiresAt: Date.now() + (lifetimeMs > 2 * TOKEN_MARGIN_MS ? lifetimeMs - TOKEN_MARGIN_MS : lifetimeMs / 2) }
+      token = {
+        value: body.access_token as string,
+        expiresAt: Date.now() + (lifetimeMs > 2 * TOKEN_MARGIN_MS ? lifetimeMs - TOKEN_MARGIN_MS : lifetimeMs / 2),
+      }
       return token.value
     })().finally(() => {
       refreshing = null
@@ -166,7 +178,9 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
       try {
         const { status, body } = await call('POST', '/v2/checkout/orders', {
           intent: 'CAPTURE',
-          purchase_units: [{ amount: { currency_code: input.currency, value: input.amount }, custom_id: input.userId, description: 'promptlib lifetime' }],
+          purchase_units: [
+            { amount: { currency_code: input.currency, value: input.amount }, custom_id: input.userId, description: 'promptlib lifetime' },
+          ],
           payment_source: { paypal: { experience_context: { return_url: input.returnUrl, cancel_url: input.cancelUrl, user_action: 'PAY_NOW' } } },
         })
         if (status < 200 || status >= 300) throw new PaypalAnswer(`HTTP ${status}`)

@@ -9,9 +9,7 @@ import { minorToDecimal, orderKey, type PaidTier, RANK, SUBSCRIPTION_STATUSES, t
 const Str = T.String({ minLength: 1, maxLength: 500 })
 const Metadata = T.Optional(T.Union([T.Null(), T.Record(T.String(), T.String())]))
 
-const checkEnvelope = shapeCheck(
-  T.Object({ id: Str, type: Str, created: T.Integer({ minimum: 0 }), data: T.Object({ object: T.Object({}) }) }),
-)
+const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: T.Integer({ minimum: 0 }), data: T.Object({ object: T.Object({}) }) }))
 
 const checkSession = shapeCheck(
   T.Object({
@@ -51,7 +49,9 @@ const checkInvoice = shapeCheck(
     currency: T.String({ minLength: 3, maxLength: 3 }),
     billing_reason: T.Optional(T.Union([T.Null(), T.String()])),
     subscription: T.Optional(T.Union([T.Null(), Str])),
-    parent: T.Optional(T.Union([T.Null(), T.Object({ subscription_details: T.Optional(T.Union([T.Null(), T.Object({ subscription: T.Optional(Str) })])) })])),
+    parent: T.Optional(
+      T.Union([T.Null(), T.Object({ subscription_details: T.Optional(T.Union([T.Null(), T.Object({ subscription: T.Optional(Str) })])) })]),
+    ),
     status_transitions: T.Optional(T.Object({ paid_at: T.Optional(T.Union([T.Null(), T.Integer()])) })),
   }),
 )
@@ -82,7 +82,8 @@ function checkoutEffect(object: unknown, created: number, eventId: string): Effe
   // A checkout of this Stripe account that promptlib did not create: none of our business.
   if (!userId || tierName === undefined) return { kind: 'ignore', reason: 'not a promptlib checkout' }
   if (!isTierName(tierName)) badField('/data/object/metadata/tier', 'must be starter, pro or lifetime')
-  if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return { kind: 'ignore', reason: `payment ${session.payment_status}` }
+  if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required')
+    return { kind: 'ignore', reason: `payment ${session.payment_status}` }
   const at = new Date(created * 1000)
   const payment: PaymentFacts | null =
     session.amount_total != null && session.currency
@@ -104,7 +105,13 @@ function checkoutEffect(object: unknown, created: number, eventId: string): Effe
   if (session.mode !== 'subscription' || !session.subscription) badField('/data/object/subscription', `a ${tierName} checkout creates a subscription`)
   return {
     kind: 'subscription',
-    change: { provider: 'card', subscriptionId: session.subscription, version: orderKey(created * 1000, RANK.start, eventId), status: 'active', tier: tierName },
+    change: {
+      provider: 'card',
+      subscriptionId: session.subscription,
+      version: orderKey(created * 1000, RANK.start, eventId),
+      status: 'active',
+      tier: tierName,
+    },
     userId,
     customerId,
     linkCustomer: true,
