@@ -4,10 +4,12 @@ import type { Config } from './config'
 import type { Job } from './db/jobs'
 import type { Storage } from './db/storage'
 import { accountsRoutes, createAccounts, PasswordHasher } from './features/accounts'
+import { billingRoutes, createBilling } from './features/billing'
 import { catalogueRoutes, createCatalogue } from './features/catalogue'
 import { createFavorites, favoritesRoutes } from './features/favorites'
 import { healthRoutes } from './features/health'
 import { createOAuth, oauthRoutes } from './features/oauth'
+import { createMail, type MailTransport } from './features/mail'
 import { createOptimizer, optimizerRoutes } from './features/optimizer'
 import { createSkills, skillsRoutes } from './features/skills'
 import { createTokens, looksLikePat, tokensRoutes } from './features/tokens'
@@ -30,9 +32,11 @@ export interface AppDeps {
   shutdown?: AbortSignal
   /** register this process as a server instance (serve.ts); tests leave it off */
   registerInstance?: boolean
+  /** where e-mails go instead of SMTP_URL or the log (tests) */
+  mailTransport?: MailTransport
 }
 
-export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, registerInstance = false }: AppDeps) {
+export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, registerInstance = false, mailTransport }: AppDeps) {
   const usage = createUsage(storage)
   const accounts = createAccounts({
     storage,
@@ -48,6 +52,8 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
   const skills = createSkills(storage)
   const favorites = createFavorites({ storage, catalogue })
   const optimizer = createOptimizer({ storage, usage, log, config, shutdown, registerInstance })
+  const mail = createMail({ storage, config, log, transport: mailTransport })
+  const billing = createBilling({ storage, config, accounts, mail, log })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
@@ -65,6 +71,7 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     .use(catalogueRoutes({ catalogue, usage, guard }))
     .use(skillsRoutes({ skills, guard }))
     .use(favoritesRoutes({ favorites, guard }))
+    .use(billingRoutes({ billing, guard }))
 
   /** The periodic work of every feature (db/jobs.ts runs them; on PostgreSQL one instance at a time). */
   const jobs: Job[] = [
@@ -72,10 +79,18 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     { name: 'prune-tokens', everyMs: HOUR, run: () => tokens.prune() },
     ...optimizer.jobs,
     ...catalogue.jobs,
+    ...billing.jobs,
+    { name: 'prune-mail', everyMs: 24 * HOUR, run: () => mail.prune() },
   ]
-  // Process-lifetime work of a server (its instance registration), around listening.
-  const start = () => optimizer.registerProcess()
-  const stop = () => optimizer.unregisterProcess()
+  // Process-lifetime work of a server (its instance registration, the e-mail worker), around listening.
+  const start = async () => {
+    await optimizer.registerProcess()
+    mail.start()
+  }
+  const stop = async () => {
+    await mail.stop()
+    await optimizer.unregisterProcess()
+  }
 
   // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
   const edgeApp = {
@@ -87,7 +102,7 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
   return {
     api,
     handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }),
-    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer },
+    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing },
     jobs,
     start,
     stop,

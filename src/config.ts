@@ -66,6 +66,17 @@ export interface Config {
   /** optimizer stream knobs (not from the environment); tests shorten them */
   optimizerStream: { pingIntervalMs: number; maxOpenStreamsPerUser: number; maxStreamMs: number }
   smtp: { url: string; from: string } | null
+  /** the e-mail outbox worker (features/mail) */
+  mailOutbox: {
+    /** SMTP connection, greeting and socket timeouts; a claimed message's lease is twice this */
+    sendTimeoutMs: number
+    /** the first retry waits this long, each further one twice as long (at most an hour) */
+    retryBaseMs: number
+    /** attempts before a message is given up (status failed) */
+    maxAttempts: number
+    /** how often each instance looks for due messages (its own are sent at once) */
+    pollMs: number
+  }
   sqlite: {
     /** how long a command (the server's start included) waits for another process's lock */
     lockTimeoutMs: number
@@ -207,12 +218,23 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const stripeKeys = pair(env, 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET')
+  const stripeApiBase = url(env, 'STRIPE_API_BASE')
   const paypalKeys = pair(env, 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET')
   const optimizerBase = url(env, 'OPTIMIZER_BASE_URL')
   // Checked even without a base URL: a typo should not wait for the day the engine is switched on.
   const optimizerTimeouts = {
     connectTimeoutMs: integer(env, 'OPTIMIZER_CONNECT_TIMEOUT_MS', 10_000, 1, 600_000),
     idleTimeoutMs: integer(env, 'OPTIMIZER_IDLE_TIMEOUT_MS', 30_000, 1, 600_000),
+  }
+  // Checked even without PayPal credentials, like the optimizer's timeouts.
+  const certUrlPrefixes = (read(env, 'PAYPAL_CERT_URL_PREFIXES') ?? `${PAYPAL_LIVE}/,${PAYPAL_SANDBOX}/`)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+  for (const prefix of certUrlPrefixes) {
+    if (!/^https?:\/\/[^/\s]+\/\S*$/.test(prefix)) {
+      throw new ConfigError('PAYPAL_CERT_URL_PREFIXES', `"${prefix}" is not a URL prefix like https://api-m.paypal.com/ (scheme, host and a path ending the host)`)
+    }
   }
   const smtpUrl = read(env, 'SMTP_URL')
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
@@ -242,7 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
         pro: read(env, 'STRIPE_PRICE_PRO'),
         lifetime: read(env, 'STRIPE_PRICE_LIFETIME'),
       },
-      apiBase: url(env, 'STRIPE_API_BASE'),
+      apiBase: stripeApiBase,
     },
     paypal: paypalKeys && {
       clientId: paypalKeys[0],
@@ -250,10 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhookId: read(env, 'PAYPAL_WEBHOOK_ID'),
       apiBase: url(env, 'PAYPAL_API_BASE', PAYPAL_LIVE)!,
       plans: { starter: read(env, 'PAYPAL_PLAN_STARTER'), pro: read(env, 'PAYPAL_PLAN_PRO') },
-      certUrlPrefixes: (read(env, 'PAYPAL_CERT_URL_PREFIXES') ?? `${PAYPAL_LIVE}/,${PAYPAL_SANDBOX}/`)
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
+      certUrlPrefixes,
     },
     lifetimePrice,
     currency,
@@ -275,6 +294,12 @@ export function loadConfig(env: Env = process.env): Config {
       synchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     },
     smtp: smtpUrl ? { url: smtpUrl, from: read(env, 'MAIL_FROM') ?? 'promptlib <noreply@localhost>' } : null,
+    mailOutbox: {
+      sendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 100, 600_000),
+      retryBaseMs: integer(env, 'MAIL_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+      maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 10, 1, 100),
+      pollMs: integer(env, 'MAIL_POLL_MS', 5_000, 10, 3_600_000),
+    },
     passwordHash: {},
   }
 }

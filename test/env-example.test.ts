@@ -14,6 +14,8 @@ const CONTRACT_VARIABLES = [
   'SMTP_URL', 'MAIL_FROM',
   // beyond the contract: the OpenAI-compatible engine's timeouts (README, "Optimizer")
   'OPTIMIZER_CONNECT_TIMEOUT_MS', 'OPTIMIZER_IDLE_TIMEOUT_MS',
+  // beyond the contract: the e-mail outbox worker (docs/payments.md)
+  'MAIL_SEND_TIMEOUT_MS', 'MAIL_RETRY_BASE_MS', 'MAIL_MAX_ATTEMPTS', 'MAIL_POLL_MS',
   // beyond the contract: SQLite's lock wait and durability (README, "Durability")
   'SQLITE_LOCK_TIMEOUT_MS', 'SQLITE_SYNCHRONOUS',
   // beyond the contract: the scopes a provider slot asks for (README, "Sign-in through providers")

@@ -24,6 +24,8 @@ const server = Bun.serve({
     const key = `${request.method} ${url.slice(url.indexOf('/', 8))}`
     const r = responses.get(key)
     if (!r) return new Response('not recorded', { status: 404 })
+    // A request with a body (a webhook delivery) has it read, as the server must.
+    if (request.body) return request.arrayBuffer().then(() => new Response(r.body, { status: r.status, headers: r.headers }))
     return new Response(r.body, { status: r.status, headers: r.headers })
   },
 })

@@ -120,6 +120,20 @@ export function parseJsonText(text: string): unknown {
 }
 
 /**
+ * The body as exact text, at most 1 MiB of strict UTF-8 (413, 400 otherwise), whatever its media
+ * type: for webhooks, whose signature covers these very characters and is checked before the
+ * text is parsed (then with parseJsonText).
+ */
+export async function readBodyText(request: Request): Promise<string> {
+  const bytes = await readLimited(request)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw malformed('The request body is not valid UTF-8.')
+  }
+}
+
+/**
  * The parse hook of routes with a JSON body (jsonBody in schemas.ts): returns the parsed value, or throws a ProblemError
  * (415 wrong media type, 413 too large, 400 malformed JSON, invalid UTF-8 or nested too deep).
  */

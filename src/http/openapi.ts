@@ -58,6 +58,7 @@ export function apiDocs() {
             { name: 'catalogue', description: 'Categories, prompt listings, full-text search, prompt detail (metered)' },
             { name: 'skills', description: 'Agent Skills (pro and lifetime tiers)' },
             { name: 'favorites', description: 'The user’s favorite prompts' },
+            { name: 'payments', description: 'Checkouts at the card and wallet providers, their webhooks, the user’s subscription' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {

@@ -9,5 +9,5 @@ export interface EmbeddedMigration {
 }
 
 export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
-  { tag: "0000_init", when: 1795501636791, breakpoints: true, sql: m0 },
+  { tag: "0000_init", when: 1795502003251, breakpoints: true, sql: m0 },
 ]

@@ -9,7 +9,7 @@ import { pgAccountsStore } from './store.pg'
 
 export { accountsRoutes } from './routes'
 export { PasswordHasher } from './passwords'
-export { normaliseEmail, publicUser, type AccountsService, type UserDeletedHook } from './service'
+export { effectiveTier, normaliseEmail, publicUser, type AccountsService, type TierStep, type UserDeletedHook } from './service'
 export type { UserRecord } from './store'
 
 export function createAccounts(deps: {

@@ -14,6 +14,9 @@ export const users = pgTable('users', {
   emailVerified: boolean('email_verified').notNull().default(false),
   /** never trusted from a token: every request reads it from here */
   tier: text('tier', { enum: TIERS }).notNull().default('free'),
+  /** when set, `tier` holds until this time and `tier_after` follows (a cancelled wallet subscription; billing) */
+  tierUntil: time('tier_until'),
+  tierAfter: text('tier_after', { enum: TIERS }),
   /** JWTs issued (iat) before this Unix second are refused: password change, account linking */
   tokensNotBefore: bigint('tokens_not_before', { mode: 'number' }).notNull().default(0),
   createdAt: time('created_at').notNull(),

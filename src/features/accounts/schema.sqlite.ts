@@ -12,6 +12,9 @@ export const users = sqliteTable('users', {
   emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
   /** never trusted from a token: every request reads it from here */
   tier: text('tier', { enum: TIERS }).notNull().default('free'),
+  /** when set, `tier` holds until this time and `tier_after` follows (a cancelled wallet subscription; billing) */
+  tierUntil: integer('tier_until', { mode: 'timestamp_ms' }),
+  tierAfter: text('tier_after', { enum: TIERS }),
   /** JWTs issued (iat) before this Unix second are refused: password change, account linking */
   tokensNotBefore: integer('tokens_not_before').notNull().default(0),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

@@ -23,6 +23,20 @@ function validEmail(email: string): boolean {
   return email.length <= EMAIL_MAX && EMAIL_SHAPE.test(email) && !CONTROL_CHARS.test(email)
 }
 
+/** A change of tier planned for later: `tier` from `at` on (the end of a cancelled wallet subscription's period). */
+export interface TierStep {
+  at: Date
+  tier: Tier
+}
+
+/**
+ * The tier in force at `now`. A scheduled change (tier_until, tier_after) applies on read, before
+ * billing's sweep writes it: the hot path pays one comparison for it.
+ */
+export function effectiveTier(user: { tier: Tier; tierUntil: Date | null; tierAfter: Tier | null }, now = Date.now()): Tier {
+  return user.tierUntil !== null && user.tierUntil.getTime() <= now ? (user.tierAfter ?? 'free') : user.tier
+}
+
 export const publicUser = (u: Pick<UserRecord, 'id' | 'email' | 'name' | 'tier'>): PublicUser => ({ id: u.id, email: u.email, name: u.name, tier: u.tier })
 
 /** Work other features do when an account goes, inside the deleting transaction. */
@@ -62,7 +76,7 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
   }
 
   function authUser(record: AuthRecord): AuthUser {
-    const user: WithRecord = { id: record.id, email: record.email, name: record.name, tier: record.tier, createdAt: record.createdAt, [RECORD]: record }
+    const user: WithRecord = { id: record.id, email: record.email, name: record.name, tier: effectiveTier(record), createdAt: record.createdAt, [RECORD]: record }
     return user
   }
 
@@ -94,6 +108,8 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
         passwordHash: null,
         emailVerified: true,
         tier: 'free',
+        tierUntil: null,
+        tierAfter: null,
         tokensNotBefore: 0,
         createdAt: now,
         updatedAt: now,
@@ -130,6 +146,8 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
         passwordHash: await hasher.hash(input.password),
         emailVerified: false,
         tier: 'free',
+        tierUntil: null,
+        tierAfter: null,
         tokensNotBefore: 0,
         createdAt: now,
         updatedAt: now,
@@ -211,13 +229,31 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
         await store.delete(userId, tx)
       }),
 
-    /** The one way a tier changes (payments, the CLI); null when there is no such user. */
-    setTier: (userId: string, tier: Tier, tx?: Tx) => store.update(userId, { tier }, new Date(), tx),
+    /**
+     * The one way a tier changes (payments, the CLI); null when there is no such user. `next`
+     * schedules the tier that follows at a given time (applied on read at once, persisted by
+     * billing's sweep); without it any scheduled change is dropped.
+     */
+    setTier: (userId: string, tier: Tier, tx?: Tx, next: TierStep | null = null): Promise<boolean> =>
+      store.setTier(userId, tier, next?.at ?? null, next?.tier ?? null, new Date(), tx),
 
     async setTierByEmail(email: string, tier: Tier): Promise<UserRecord | null> {
       const user = await store.byEmail(normaliseEmail(email))
-      return user && store.update(user.id, { tier }, new Date())
+      return user && store.update(user.id, { tier, tierUntil: null, tierAfter: null }, new Date())
     },
+
+    /**
+     * The user with the tier in force now (a due scheduled change applied), inside `tx` when given;
+     * null when there is no such user. (authUserById reads outside any transaction: on PostgreSQL
+     * that takes a second connection, which a transaction must never wait for.)
+     */
+    async userById(userId: string, tx?: Tx): Promise<Pick<AuthUser, 'id' | 'email' | 'name' | 'tier'> | null> {
+      const user = await store.byId(userId, tx)
+      return user && { id: user.id, email: user.email, name: user.name, tier: effectiveTier(user) }
+    },
+
+    /** Users whose scheduled tier change is due: billing's sweep recomputes and persists them. */
+    dueTierChanges: (now = new Date(), limit = 500) => store.dueTierChanges(now, limit),
 
     list: () => store.list(),
   }
