@@ -35,8 +35,8 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
   const usage = createUsage(storage)
   const accounts = createAccounts({ storage, jwt: new JwtCodec(jwtSecret), hasher: new PasswordHasher(config.passwordHash), usage })
   const tokens = createTokens(storage, accounts)
-  const catalogue = createCatalogue({ storage, usage })
   const skills = createSkills(storage)
+  const catalogue = createCatalogue({ storage, usage, skills })
   const favorites = createFavorites({ storage, catalogue })
   const optimizer = createOptimizer({ storage, usage, log, config, shutdown, registerInstance })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
@@ -52,7 +52,7 @@ export function createApp({ config, storage, log, jwtSecret, shutdown = new Abor
     .use(accountsRoutes({ accounts, usage, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
     .use(optimizerRoutes({ optimizer, guard }))
-    .use(catalogueRoutes({ catalogue, usage, guard }))
+    .use(catalogueRoutes({ catalogue, guard }))
     .use(skillsRoutes({ skills, guard }))
     .use(favoritesRoutes({ favorites, guard }))
 

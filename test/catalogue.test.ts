@@ -1,7 +1,7 @@
 // Categories, category listings, search and prompt detail, through HTTP (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { json, makeTestApp, problem } from './support/app'
-import { importRecords, loadTestCatalogue } from './support/catalogue'
+import { countRows, importRecords, loadTestCatalogue } from './support/catalogue'
 
 const t = await makeTestApp()
 const get = (path: string) => t.request(path)
@@ -14,7 +14,7 @@ const search = async (q: string, extra = '') => {
 
 beforeAll(async () => {
   await loadTestCatalogue(t)
-  importRecords(t, {
+  await importRecords(t, {
     categories: [{ id: 'zoo', name: 'Zoo', icon: '🦓', order: 99, subcategories: [{ id: 'stripes', name: 'Stripes' }] }],
     prompts: [
       { id: 'aaaaaaaa-0000-4000-8000-000000000001', title: 'Plain prompt', category: 'zoo', content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"' },
@@ -40,12 +40,12 @@ describe('GET /api/categories', async () => {
       expect(c.prompt_count).toBeGreaterThanOrEqual(c.subcategories.reduce((n: number, s: { prompt_count: number }) => n + s.prompt_count, 0))
     }
     const total = items.reduce((n: number, c: { prompt_count: number }) => n + c.prompt_count, 0)
-    expect(total).toBe((t.services.catalogue.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n)
+    expect(total).toBe(await countRows(t, 'prompts'))
   })
 
   test('an import made after the first read shows up (the cached tree follows the revision)', async () => {
     const before = (await json(await get('/api/categories/zoo'))).prompt_count
-    importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
+    await importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
     expect((await json(await get('/api/categories/zoo'))).prompt_count).toBe(before + 1)
   })
 })
@@ -116,7 +116,7 @@ describe('GET /api/search', async () => {
   })
 
   test('heads first: an older title match ranks above a newer content-only match; title outweighs description', async () => {
-    importRecords(t, {
+    await importRecords(t, {
       prompts: [
         { id: 'bbbbbbbb-0000-4000-8000-000000000001', title: 'Quokka description only', category: 'zoo', description: 'All about the wombat.', content: 'x' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000002', title: 'Wombat in the title', category: 'zoo', content: 'y' },
@@ -128,7 +128,7 @@ describe('GET /api/search', async () => {
   })
 
   test('an unfinished last word matches the words of titles, descriptions and tags that start with it', async () => {
-    importRecords(t, {
+    await importRecords(t, {
       prompts: [
         { id: 'bbbbbbbb-0000-4000-8000-000000000004', title: 'Orchestration for kubernetes clusters', category: 'zoo', content: 'z' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000005', title: 'Plain', category: 'zoo', content: 'we talk about orchestration of kubernetes here' },
@@ -170,7 +170,7 @@ describe('GET /api/search', async () => {
 
   test('total counts matches up to 1,000; pages stay within it', async () => {
     const many = await makeTestApp()
-    importRecords(many, {
+    await importRecords(many, {
       categories: [{ id: 'bulk', name: 'Bulk', icon: '📦', order: 1 }],
       prompts: Array.from({ length: 1010 }, (_, i) => ({
         id: `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`,
@@ -227,7 +227,7 @@ describe('long prompts', async () => {
     const content = `${'A long preamble sentence about nothing in particular. '.repeat(2800)}Finally the quixotic ending.`
     expect(content.length).toBeGreaterThan(150_000)
     const id = 'aaaaaaaa-0000-4000-8000-00000000long'.replace('long', '0150')
-    importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
+    await importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
     const detail = await json(await t.request(`/api/prompts/${id}`, { headers: { 'x-forwarded-for': '10.1.1.1' } }))
     expect(detail.content).toBe(content)
     expect([...detail.preview].length).toBeLessThanOrEqual(201)

@@ -9,6 +9,10 @@ import { json, problem, register } from './support/app'
 import { FakeLlm } from './support/fake-llm'
 import { eventually, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
 import { SseReader } from './support/sse-client'
+import type { SqliteStorage } from '../src/db/storage'
+
+// TEMPORARY (two-engines conversion): the optimizer still runs on the SQLite write connection.
+const writerOf = (app: { storage: unknown }) => (app.storage as SqliteStorage).writer
 
 const fake = new FakeLlm()
 afterAll(() => fake.stop())
@@ -17,7 +21,7 @@ const builtin = await makeOptimizerApp()
 const GOOD = { prompt: 'turn this into a checklist', mode: 'enhance' }
 
 const usedToday = async (token: string) => (await json(await t.request('/api/user/me', { token }))).usage.optimizations_today as number
-const rowsOf = (app: typeof t, userId: string) => app.services.catalogue.db.select().from(optimizationHistory).where(eq(optimizationHistory.userId, userId)).all()
+const rowsOf = (app: typeof t, userId: string) => writerOf(app).select().from(optimizationHistory).where(eq(optimizationHistory.userId, userId)).all()
 
 /** The most rows that were running at one moment (an end and a start at the same ms do not overlap). */
 function maxOverlap(rows: { createdAt: Date; finishedAt: Date | null }[]): number {
@@ -133,12 +137,12 @@ describe('the open-stream cap (3 per user)', () => {
       createdAt: new Date(Date.now() - ageMs),
     })
     // three fresh running rows (another instance's live streams) block a fourth
-    builtin.services.catalogue.db.insert(optimizationHistory).values([row(1000), row(1000), row(1000)]).run()
+    writerOf(builtin).insert(optimizationHistory).values([row(1000), row(1000), row(1000)]).run()
     await problem(await optimize(builtin, token, GOOD), 429, 'rate_limited')
     // the same three, but older than any stream can live: they no longer count
-    builtin.services.catalogue.db.update(optimizationHistory).set({ createdAt: new Date(Date.now() - STALE_RUNNING_MS - 1000) }).run()
+    writerOf(builtin).update(optimizationHistory).set({ createdAt: new Date(Date.now() - STALE_RUNNING_MS - 1000) }).run()
     expect((await optimizeAll(builtin, token, GOOD)).events.at(-1)!.event).toBe('done')
-    expect(sweepStaleOptimizations(builtin.services.catalogue.db)).toBe(3)
+    expect(sweepStaleOptimizations(writerOf(builtin))).toBe(3)
     const page = await json(await builtin.request('/api/optimizer/history', { token }))
     expect(page.items.map((i: { status: string }) => i.status).sort()).toEqual(['aborted', 'aborted', 'aborted', 'completed'])
     expect(rowsOf(builtin, user.id).map((r) => r.status)).not.toContain('running')

@@ -6,6 +6,10 @@ import { FAKE_USAGE, FakeLlm, type FakeLlmScript, SECRET_IN_ERROR_BODY } from '.
 import { freePort } from './support/process'
 import { HISTORY, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
 import { deltaText, SseReader, sequence } from './support/sse-client'
+import type { SqliteStorage } from '../src/db/storage'
+
+// TEMPORARY (two-engines conversion): the optimizer still runs on the SQLite write connection.
+const writerOf = (app: { storage: unknown }) => (app.storage as SqliteStorage).writer
 
 const fake = new FakeLlm()
 afterAll(() => fake.stop())
@@ -173,7 +177,7 @@ describe('GET /api/optimizer/history', () => {
     const app = await makeOptimizerApp()
     const { token, user } = await register(app)
     await optimizeAll(app, token, GOOD)
-    const count = () => app.services.catalogue.db.$client.query('SELECT count(*) AS n FROM optimization_history WHERE user_id = ?').get(user.id) as { n: number }
+    const count = () => writerOf(app).$client.query('SELECT count(*) AS n FROM optimization_history WHERE user_id = ?').get(user.id) as { n: number }
     expect(count().n).toBe(1)
     expect((await app.request('/api/user/me', { method: 'DELETE', token })).status).toBe(204)
     expect(count().n).toBe(0)

@@ -32,8 +32,10 @@ export const subcategories = pgTable(
 
 /**
  * Prompts. `seq` mirrors SQLite's rowid (the stable integer id the search and tag rows use);
- * `id` is the public UUID. `search_head` (title A, tags B, description C) ranks; `search_all`
- * (the head plus the content, D) decides what matches.
+ * `id` is the public UUID. `search_head` (title A, tags B, description C, with positions) ranks;
+ * `search_all` (the distinct words of the head and the content) decides what matches. Both are
+ * written by store.pg.ts from the folded words a query is made of (lib/search/tsquery.ts).
+ * `prompts_title` orders by lower-cased title in byte order, as SQLite's NOCASE listing does.
  */
 export const prompts = pgTable(
   'prompts',
@@ -62,7 +64,7 @@ export const prompts = pgTable(
     foreignKey({ columns: [t.categoryId, t.subcategoryId], foreignColumns: [subcategories.categoryId, subcategories.id] }),
     index('prompts_popular').on(t.categoryId, t.favoriteCount.desc(), t.createdAt.desc()),
     index('prompts_newest').on(t.categoryId, t.createdAt.desc()),
-    index('prompts_title').on(t.categoryId, sql`lower(${t.title})`),
+    index('prompts_title').on(t.categoryId, sql`lower(${t.title}) COLLATE "C"`),
     index('prompts_subcategory').on(t.categoryId, t.subcategoryId),
     index('prompts_created').on(t.createdAt.desc(), t.seq.desc()),
     index('prompts_search_head').using('gin', t.searchHead),
