@@ -1,15 +1,14 @@
-// PostgreSQL adapter of the catalogue port. Search runs on two GIN-indexed tsvector columns
-// written here from the same folded words as the query (lib/search/tsquery.ts): search_head
-// (title A, tags B, description C, with positions: ranked with ts_rank_cd) and search_all (the
-// distinct words of the head and the content: what matches). Filters are WHERE clauses.
-// Imports write in multi-row statements (100,000 prompts: bench-search.ts).
+// PostgreSQL adapter of the catalogue port. Search runs on prompt_search, one narrow row per
+// prompt with two GIN-indexed vectors written here from the same folded words as the query
+// (lib/search/tsquery.ts): `head` (title A, tags B, description C, with positions: ranked with
+// ts_rank_cd) and `words` (the distinct words of the head and the content: what matches).
+// Filters are WHERE clauses. Imports write in pipelined multi-row statements (bench-search.ts).
 import { type AnyColumn, and, asc, count, desc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm'
-import type { PgInsertValue } from 'drizzle-orm/pg-core'
 import { LOCKS } from '../../db/postgres/locks'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { tsquery, weightedVector, wordSetVector } from '../../lib/search/tsquery'
 import { joinTags, splitTags } from '../../lib/text'
-import { catalogueState, categories, prompts, promptTags, subcategories } from './schema.pg'
+import { catalogueState, categories, prompts, promptSearch, promptTags, subcategories } from './schema.pg'
 import type { CatalogueStore, Outcome, PromptInput, PromptRecord, Sort } from './store'
 import { nameFromSlug, previewOf, promptSourceHash } from './text'
 
@@ -57,9 +56,9 @@ const ORDER: Record<Sort, SQL[]> = {
 const HEAD_WEIGHTS = '{0.1,0.4,0.6,1.0}'
 /** At most this many head matches (the newest) are ranked, as on SQLite. */
 const HEAD_RANK_CAP = 5000
-/** Rows per multi-row statement (PostgreSQL takes at most 65,535 parameters; a prompt row has 15). */
+/** Rows read or written per statement by the upsert and the index rebuild. */
 const ROWS_PER_STATEMENT = 1000
-const SEARCH_INDEXES = ['prompts_search_head', 'prompts_search_all'] as const
+const SEARCH_INDEXES = ['prompt_search_head', 'prompt_search_words'] as const
 
 const headVector = (p: { title: string; description: string; tags: readonly string[] }) =>
   weightedVector([
@@ -69,7 +68,12 @@ const headVector = (p: { title: string; description: string; tags: readonly stri
   ])
 const allVector = (p: { title: string; description: string; tags: readonly string[]; content: string }) =>
   wordSetVector([p.title, joinTags(p.tags), p.description, p.content])
-const vectorValue = (literal: string) => sql`${literal}::tsvector`
+/**
+ * A matching vector from its words (wordSetVector: separated by single spaces): split and
+ * gathered natively, where parsing the same text as a tsvector literal took PostgreSQL half as
+ * long again (bench-search.ts: an import is bound by PostgreSQL's work).
+ */
+const wordsVector = (words: SQL | string) => sql`array_to_tsvector(string_to_array(${words}, ' '))`
 
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 const rowsOf = <T>(result: unknown) => result as T[]
@@ -146,37 +150,56 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
 
     async search({ terms, categoryId, subcategoryId, tag }, { limit, offset }, cap) {
       const query = sql`${tsquery(terms)}::tsquery`
+      const s = promptSearch
       const filters: SQL[] = []
-      if (categoryId !== undefined) filters.push(sql` AND ${prompts.categoryId} = ${categoryId}`)
-      if (subcategoryId !== undefined) filters.push(sql` AND ${prompts.subcategoryId} = ${subcategoryId}`)
-      if (tag !== undefined) filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${prompts.seq} AND ${promptTags.tag} = ${tag})`)
+      if (categoryId !== undefined) filters.push(sql` AND ${s.categoryId} = ${categoryId}`)
+      if (subcategoryId !== undefined) filters.push(sql` AND ${s.subcategoryId} = ${subcategoryId}`)
+      if (tag !== undefined) filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
       const filter = sql.join(filters)
 
-      const [counted] = rowsOf<{ n: number }>(
-        await db.execute(sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${prompts} WHERE ${prompts.searchAll} @@ ${query}${filter} LIMIT ${cap}) m`),
-      )
-      const total = Math.min(counted?.n ?? 0, cap)
+      const rank = sql`ts_rank_cd(${HEAD_WEIGHTS}::float4[], ${s.head}, ${query}, 1)`
+      // Every candidate costs PostgreSQL a visit to its row (a GIN index cannot answer alone; about
+      // 4 µs each here), so the statements are shaped to visit as few as they can. The first takes
+      // up to `cap` matches in any order, each with its rank when its head matches: with fewer
+      // than `cap` that is every match, and both tiers are ordered here. The second ranks the
+      // newest HEAD_RANK_CAP head matches, for when there are more; it runs beside the first on
+      // another connection, so a common word costs the longer of the two (bench-search.ts).
+      const matchesQuery = db.execute(sql`
+        SELECT ${s.promptSeq} AS seq, CASE WHEN ${s.head} @@ ${query} THEN ${rank} END AS score
+        FROM ${s} WHERE ${s.words} @@ ${query}${filter} LIMIT ${cap}`)
+      const headsQuery = db.execute(sql`
+        WITH m AS MATERIALIZED (
+          SELECT ${s.promptSeq} AS seq, ${rank} AS score
+          FROM ${s} WHERE ${s.head} @@ ${query}${filter} ORDER BY ${s.promptSeq} DESC LIMIT ${HEAD_RANK_CAP})
+        SELECT (SELECT count(*) FROM m)::int AS n, ARRAY(SELECT seq FROM m ORDER BY score DESC, seq DESC LIMIT ${limit} OFFSET ${offset}) AS page`)
+      const [matchRows, headRows] = await Promise.all([matchesQuery, headsQuery])
+      const matches = rowsOf<{ seq: string; score: number | null }>(matchRows)
+      const total = matches.length
       if (offset >= total) return { total, hits: [] }
       const end = Math.min(offset + limit, total)
-      // One row always: the number of head matches (up to the cap) and the page of them, best first.
-      const [heads] = rowsOf<{ n: number; page: string[] }>(
-        await db.execute(sql`
-          WITH m AS MATERIALIZED (
-            SELECT ${prompts.seq} AS seq, ts_rank_cd(${HEAD_WEIGHTS}::float4[], ${prompts.searchHead}, ${query}, 1) AS score
-            FROM ${prompts} WHERE ${prompts.searchHead} @@ ${query}${filter} ORDER BY ${prompts.seq} DESC LIMIT ${HEAD_RANK_CAP})
-          SELECT (SELECT count(*) FROM m)::int AS n, ARRAY(SELECT seq FROM m ORDER BY score DESC, seq DESC LIMIT ${end - offset} OFFSET ${offset}) AS page`),
-      )
-      const headSeqs = (heads?.page ?? []).map(Number)
+      let headSeqs: number[]
       const contentSeqs: number[] = []
-      if (offset + headSeqs.length < end) {
-        const tailOffset = Math.max(0, offset - (heads?.n ?? 0))
-        const rows = rowsOf<{ seq: string }>(
-          await db.execute(sql`
-            SELECT ${prompts.seq} AS seq FROM ${prompts}
-            WHERE ${prompts.searchAll} @@ ${query} AND NOT (${prompts.searchHead} @@ ${query})${filter}
-            ORDER BY ${prompts.seq} DESC LIMIT ${end - offset - headSeqs.length} OFFSET ${tailOffset}`),
-        )
-        for (const r of rows) contentSeqs.push(Number(r.seq))
+      if (total < cap) {
+        const all = matches.map((m) => ({ seq: Number(m.seq), score: m.score })).sort((a, b) => b.seq - a.seq)
+        const heads = all.filter((m) => m.score !== null).sort((a, b) => b.score! - a.score! || b.seq - a.seq)
+        const ordered = [...heads, ...all.filter((m) => m.score === null)].slice(offset, end)
+        headSeqs = ordered.filter((m) => m.score !== null).map((m) => m.seq)
+        for (const m of ordered) if (m.score === null) contentSeqs.push(m.seq)
+      } else {
+        // At least `cap` matches: the head matches ranked (one row always: their number and the
+        // page of them, best first), then content-only matches newest first.
+        const [heads] = rowsOf<{ n: number; page: string[] }>(headRows)
+        headSeqs = (heads?.page ?? []).map(Number).slice(0, end - offset)
+        if (offset + headSeqs.length < end) {
+          const tailOffset = Math.max(0, offset - (heads?.n ?? 0))
+          const rows = rowsOf<{ seq: string }>(
+            await db.execute(sql`
+              SELECT ${s.promptSeq} AS seq FROM ${s}
+              WHERE ${s.words} @@ ${query} AND NOT (${s.head} @@ ${query})${filter}
+              ORDER BY ${s.promptSeq} DESC LIMIT ${end - offset - headSeqs.length} OFFSET ${tailOffset}`),
+          )
+          for (const r of rows) contentSeqs.push(Number(r.seq))
+        }
       }
       const seqs = [...headSeqs, ...contentSeqs]
       if (seqs.length === 0) return { total, hits: [] }
@@ -257,11 +280,7 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       return 'updated'
     },
 
-    async upsertPrompts(inputs, now, tx) {
-      const outcomes: Outcome[] = []
-      for (const chunk of chunks(inputs, ROWS_PER_STATEMENT)) outcomes.push(...(await upsertChunk(storage.use(tx), chunk, now)))
-      return outcomes
-    },
+    upsertPrompts: (inputs, now, tx, onProgress) => upsertPrompts(storage.use(tx), inputs, now, onProgress),
 
     async bumpRevision(tx) {
       await storage
@@ -285,85 +304,174 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
     async optimizeSearchIndex() {
       // Fresh statistics for the planner, and the GIN indexes' pending entries (fastupdate)
       // merged, so searches after a large import need not scan them.
-      await db.execute(sql`ANALYZE ${prompts}, ${promptTags}`)
+      await db.execute(sql`ANALYZE ${prompts}, ${promptSearch}, ${promptTags}`)
       for (const index of SEARCH_INDEXES) await db.execute(sql`SELECT gin_clean_pending_list(${index}::regclass)`)
     },
 
     async rebuildSearchIndex() {
       for (let after = 0; ; ) {
         const rows = await db
-          .select({ seq: prompts.seq, title: prompts.title, description: prompts.description, tags: prompts.tags, content: prompts.content })
+          .select({
+            seq: prompts.seq,
+            title: prompts.title,
+            description: prompts.description,
+            categoryId: prompts.categoryId,
+            subcategoryId: prompts.subcategoryId,
+            tags: prompts.tags,
+            content: prompts.content,
+          })
           .from(prompts)
           .where(gt(prompts.seq, after))
           .orderBy(prompts.seq)
           .limit(ROWS_PER_STATEMENT)
         if (rows.length === 0) return
         after = rows[rows.length - 1]!.seq
-        const values = rows.map((r) => {
-          const p = { ...r, tags: splitTags(r.tags) }
-          return sql`(${r.seq}::bigint, ${headVector(p)}::tsvector, ${allVector(p)}::tsvector)`
-        })
-        await db.execute(sql`
-          UPDATE ${prompts} SET search_head = v.head, search_all = v.all_words
-          FROM (VALUES ${sql.join(values, sql`, `)}) AS v(seq, head, all_words) WHERE ${prompts.seq} = v.seq`)
+        await db
+          .insert(promptSearch)
+          .values(rows.map((r) => searchRow(r.seq, { ...r, tags: splitTags(r.tags) })))
+          .onConflictDoUpdate({
+            target: promptSearch.promptSeq,
+            set: { categoryId: sql`excluded.category_id`, subcategoryId: sql`excluded.subcategory_id`, head: sql`excluded.head`, words: sql`excluded.words` },
+          })
       }
     },
   }
 }
 
-/** Upserts up to ROWS_PER_STATEMENT prompts: one read of their hashes, one insert of the new ones, updates of the changed. */
-async function upsertChunk(on: Db, inputs: PromptInput[], now: number): Promise<Outcome[]> {
-  const existing = new Map(
-    (
-      await on
-        .select({ id: prompts.id, seq: prompts.seq, hash: prompts.sourceHash })
-        .from(prompts)
-        .where(sql`${prompts.id} = ANY(${sql.param(inputs.map((p) => p.id))}::text[])`)
-    ).map((r) => [r.id, r]),
-  )
+/** A prompt's search row (prompt_search), for the query builder. */
+const searchRow = (seq: number, p: Pick<PromptInput, 'title' | 'description' | 'categoryId' | 'subcategoryId' | 'tags' | 'content'>) => ({
+  promptSeq: seq,
+  categoryId: p.categoryId,
+  subcategoryId: p.subcategoryId,
+  head: sql`${headVector(p)}::tsvector`,
+  words: wordsVector(allVector(p)),
+})
+
+type Row = { p: PromptInput; tags: string; hash: string }
+
+/** New prompts per insert statement: about a megabyte of text in one message. */
+const INSERT_ROWS = 250
+/** Insert statements sent ahead of their answers. */
+const IN_FLIGHT = 3
+
+/**
+ * Upserts prompts: one read of their hashes, the new ones in multi-row inserts (with their tags),
+ * then the changed ones row by row. The inserts are pipelined: each is sent as soon as it is
+ * built and the next one is built while PostgreSQL stores it, a few at a time (bench-search.ts:
+ * an import of 100,000 prompts is bound by PostgreSQL's work, which this keeps busy).
+ */
+async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgress?: (done: number) => void): Promise<Outcome[]> {
+  const existing = new Map<string, { seq: number; hash: string }>()
+  for (const part of chunks(inputs, 10 * ROWS_PER_STATEMENT)) {
+    const rows = await on
+      .select({ id: prompts.id, seq: prompts.seq, hash: prompts.sourceHash })
+      .from(prompts)
+      .where(sql`${prompts.id} = ANY(${sql.param(part.map((p) => p.id))}::text[])`)
+    for (const r of rows) existing.set(r.id, r)
+  }
   const outcomes: Outcome[] = []
-  const inserts: PgInsertValue<typeof prompts>[] = []
-  const tagged: { seq?: number; id: string; tags: string[] }[] = []
-  const updatedSeqs: number[] = []
+  const created: Row[] = []
+  const changed: (Row & { seq: number })[] = []
   for (const p of inputs) {
     const tags = joinTags(p.tags)
     const hash = promptSourceHash(p, tags)
     const old = existing.get(p.id)
-    if (old?.hash === hash) {
-      outcomes.push('unchanged')
-      continue
-    }
-    const fields = {
-      title: p.title,
-      description: p.description,
-      categoryId: p.categoryId,
-      subcategoryId: p.subcategoryId,
-      tags,
-      sourceHash: hash,
-      preview: previewOf(p.content),
-      content: p.content,
-      searchHead: vectorValue(headVector(p)),
-      searchAll: vectorValue(allVector(p)),
-    }
-    if (!old) {
-      const createdAt = p.createdAt ?? now
-      inserts.push({ id: p.id, ...fields, createdAt: new Date(createdAt), updatedAt: new Date(p.updatedAt ?? createdAt) })
-      tagged.push({ id: p.id, tags: p.tags })
+    if (old?.hash === hash) outcomes.push('unchanged')
+    else if (!old) {
+      created.push({ p, tags, hash })
       outcomes.push('created')
     } else {
-      await on
-        .update(prompts)
-        .set({ ...fields, updatedAt: new Date(p.updatedAt ?? now), ...(p.createdAt === undefined ? {} : { createdAt: new Date(p.createdAt) }) })
-        .where(eq(prompts.seq, old.seq))
-      updatedSeqs.push(old.seq)
-      tagged.push({ seq: old.seq, id: p.id, tags: p.tags })
+      changed.push({ p, tags, hash, seq: old.seq })
       outcomes.push('updated')
     }
   }
-  const inserted = inserts.length === 0 ? [] : await on.insert(prompts).values(inserts).returning({ id: prompts.id, seq: prompts.seq })
-  const seqOf = new Map(inserted.map((r) => [r.id, r.seq]))
-  if (updatedSeqs.length > 0) await on.delete(promptTags).where(sql`${promptTags.promptSeq} = ANY(${sql.param(updatedSeqs)}::bigint[])`)
-  const tagRows = tagged.flatMap(({ seq, id, tags }) => tags.map((tag) => ({ tag, promptSeq: seq ?? seqOf.get(id)! })))
-  for (const chunk of chunks(tagRows, 10 * ROWS_PER_STATEMENT)) await on.insert(promptTags).values(chunk).onConflictDoNothing()
+
+  let done = inputs.length - created.length - changed.length
+  // Every statement sent is answered before this returns or throws; the first error (in the
+  // order they were sent: the later ones then only say the transaction is aborted) is thrown.
+  let error: unknown = null
+  const inFlight: Promise<unknown>[] = []
+  for (const part of chunks(created, INSERT_ROWS)) {
+    if (inFlight.length >= IN_FLIGHT) await inFlight.shift()!.catch((e: unknown) => (error ??= e))
+    if (error) break
+    const firedAt = performance.now()
+    if (process.env.TRACE) console.log('F', firedAt.toFixed(1))
+    inFlight.push(
+      insertPrompts(on, part, now).then(() => {
+        if (process.env.TRACE) console.log('D', performance.now().toFixed(1))
+        done += part.length
+        onProgress?.(done)
+      }),
+    )
+    // Let the statement go out before the next one is built: drizzle and postgres-js hand it to
+    // the socket two turns of the event loop after it is issued.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
+  }
+  for (const result of await Promise.allSettled(inFlight)) if (result.status === 'rejected') error ??= result.reason
+  if (error) throw error
+
+  for (const { p, tags, hash, seq } of changed) {
+    await on
+      .update(prompts)
+      .set({
+        title: p.title,
+        description: p.description,
+        categoryId: p.categoryId,
+        subcategoryId: p.subcategoryId,
+        tags,
+        sourceHash: hash,
+        preview: previewOf(p.content),
+        content: p.content,
+        updatedAt: new Date(p.updatedAt ?? now),
+        ...(p.createdAt === undefined ? {} : { createdAt: new Date(p.createdAt) }),
+      })
+      .where(eq(prompts.seq, seq))
+    const search = searchRow(seq, p)
+    await on.insert(promptSearch).values(search).onConflictDoUpdate({ target: promptSearch.promptSeq, set: search })
+    await on.delete(promptTags).where(eq(promptTags.promptSeq, seq))
+    if (p.tags.length > 0) await on.insert(promptTags).values(p.tags.map((tag) => ({ tag, promptSeq: seq }))).onConflictDoNothing()
+    onProgress?.(++done)
+  }
   return outcomes
+}
+
+/**
+ * One statement for many new prompts and their tags, the rows sent as one JSON parameter
+ * (bench-search.ts: postgres-js spent more on serialising text arrays than on all the rest of an
+ * import; JSON.stringify is native).
+ */
+async function insertPrompts(on: Db, rows: Row[], now: number): Promise<void> {
+  const records = rows.map(({ p, tags, hash }) => {
+    const createdAt = p.createdAt ?? now
+    return {
+      id: p.id,
+      title: p.title,
+      description: p.description,
+      category_id: p.categoryId,
+      subcategory_id: p.subcategoryId,
+      tags,
+      created_at: new Date(createdAt).toISOString(),
+      updated_at: new Date(p.updatedAt ?? createdAt).toISOString(),
+      source_hash: hash,
+      preview: previewOf(p.content),
+      content: p.content,
+      head: headVector(p),
+      words: allVector(p),
+    }
+  })
+  await on.execute(sql`
+    WITH u AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(records)}::json) AS u(
+        id text, title text, description text, category_id text, subcategory_id text, tags text, created_at timestamptz, updated_at timestamptz,
+        source_hash text, preview text, content text, head tsvector, words text)),
+    inserted AS (
+      INSERT INTO ${prompts} (id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, content)
+      SELECT id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, content FROM u
+      RETURNING id, seq, tags),
+    searched AS (
+      INSERT INTO ${promptSearch} (prompt_seq, category_id, subcategory_id, head, words)
+      SELECT inserted.seq, u.category_id, u.subcategory_id, u.head, ${wordsVector(sql`u.words`)} FROM inserted JOIN u USING (id))
+    INSERT INTO ${promptTags} (tag, prompt_seq)
+    SELECT tag, seq FROM inserted, unnest(string_to_array(nullif(inserted.tags, ''), ' ')) AS tag
+    ON CONFLICT DO NOTHING`)
 }

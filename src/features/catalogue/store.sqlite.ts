@@ -3,14 +3,14 @@
 // (title, description, tags, facets: what ranks, with bm25). Filters are facet tokens inside the
 // index (lib/search/fts5.ts). The indexes are written explicitly, in the same transaction as the
 // rows (an update first removes the old text: the 'delete' command needs the old values), and
-// the index writes of a call are queued and run together at its end: any other statement that
+// the index writes of a call (a whole file) are queued and run together at its end: any other statement that
 // opens a statement journal between two FTS5 inserts makes FTS5 flush its in-memory segment, and
 // one tiny segment per prompt made a large import four times slower.
 // Raw prepared statements, once per connection: the write path runs 100,000 times in a big
 // import (bench-search.ts), and search on every request.
 import type { SQLQueryBindings, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/sqlite/prepared'
-import type { SqliteDb, SqliteStorage } from '../../db/storage'
+import type { SqliteDb, SqliteStorage, Tx } from '../../db/storage'
 import { ftsExpression, facetToken, promptFacets } from '../../lib/search/fts5'
 import { joinTags, splitTags } from '../../lib/text'
 import type { CatalogueStore, Outcome, PromptRecord, Sort } from './store'
@@ -61,6 +61,7 @@ const HEAD_RANK_CAP = 5000
 /** How many whole words an unfinished last word may stand for (the most frequent first). */
 const MAX_COMPLETIONS = 16
 const SEARCH_INDEXES = ['prompts_fts', 'prompts_head_fts'] as const
+const PROGRESS_EVERY = 1000
 
 type OldPrompt = { seq: number; title: string; description: string; content: string; tags: string; facets: string }
 
@@ -130,6 +131,14 @@ const statements = perConnection((db: SqliteDb) => {
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',')
 
 export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
+  /**
+   * Runs `fn` right on the transaction's connection, without a savepoint of its own: inside a
+   * savepoint every statement that might fail halfway opens a statement journal, which cost a
+   * 100,000-prompt import a fifth of its time (bench-search.ts). The caller's transaction is
+   * what makes it atomic (a throw rolls all of it back).
+   */
+  const inTransaction = <T>(tx: Tx, fn: (db: SqliteDb) => T): Promise<T> => storage.read(fn, tx)
+
   // Completions of unfinished words, remembered for the catalogue revision they were read at
   // (people type the same beginnings over and over).
   let completionCache = { revision: -1, words: new Map<string, string[]>() }
@@ -295,12 +304,13 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         return 'updated'
       }, tx),
 
-    upsertPrompts: (inputs, now, tx) =>
-      storage.write((db) => {
+    upsertPrompts: (inputs, now, tx, onProgress) =>
+      inTransaction(tx, (db) => {
         const q = statements(db)
         // Index writes for the end of the call: [seq, title, description, content, tags, facets], 'delete' first.
         const queue: { remove: boolean; values: [number, string, string, string, string, string] }[] = []
-        const outcomes = inputs.map((p): Outcome => {
+        const outcomes = inputs.map((p, i): Outcome => {
+          if (i > 0 && i % PROGRESS_EVERY === 0) onProgress?.(i)
           const tags = joinTags(p.tags)
           const hash = promptSourceHash(p, tags)
           const facets = promptFacets(p.categoryId, p.subcategoryId, p.tags)
@@ -330,8 +340,9 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         for (const { remove, values: [seq, title, description, , tags, facets] } of queue) {
           ;(remove ? q.headDelete : q.headInsert).run(seq, title, description, tags, facets)
         }
+        onProgress?.(inputs.length)
         return outcomes
-      }, tx),
+      }),
 
     bumpRevision: async (tx) => {
       await storage.write((db) => statements(db).bump.run(), tx)

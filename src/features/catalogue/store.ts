@@ -98,8 +98,12 @@ export interface CatalogueStore {
   /** Creates a category named after its slug, shown last, when it does not exist; true when it did not. */
   ensureCategory(id: string, now: number, tx: Tx): Promise<boolean>
   upsertSubcategory(categoryId: string, input: SubcategoryInput, tx: Tx): Promise<Outcome>
-  /** Upserts prompts (ids unique within the call); a prompt whose imported fields did not change is not written. */
-  upsertPrompts(inputs: PromptInput[], now: number, tx: Tx): Promise<Outcome[]>
+  /**
+   * Upserts prompts (ids unique within the call; a file's prompts in one call); a prompt whose
+   * imported fields did not change is not written. `onProgress` hears how many are done. Part of
+   * `tx` only: a failure midway leaves `tx` to roll back.
+   */
+  upsertPrompts(inputs: PromptInput[], now: number, tx: Tx, onProgress?: (done: number) => void): Promise<Outcome[]>
   /** Moves the revision, so every instance reloads its category tree; once per importing transaction. */
   bumpRevision(tx: Tx): Promise<void>
   /** true when any category or prompt exists */

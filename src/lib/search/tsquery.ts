@@ -66,8 +66,30 @@ export function weightedVector(parts: { text: string; weight: Weight }[]): strin
   return out
 }
 
-/** A matching vector: the distinct words of the texts, without positions (what `@@` needs and no more). */
+const NOT_WORD = /[^\p{L}\p{N}]+/gu
+const NOT_ASCII_WORD = /[^A-Za-z0-9]+/g
+const MARKS = /\p{M}+/gu
+const RUN_TOO_LONG = new RegExp(`[^ ]{${MAX_LEXEME_CHARS + 1}}`)
+/**
+ * Below this many bytes a folded text cannot reach MAX_VECTOR_BYTES: its distinct words take at
+ * most its length plus 4 bytes for each of at most half as many words.
+ */
+const ALWAYS_FITS = Math.floor(MAX_VECTOR_BYTES / 3)
+
+/**
+ * A matching vector: the words of the texts, separated by single spaces (each a lexeme, without
+ * positions: what `@@` needs and no more), for `array_to_tsvector(string_to_array(…, ' '))`. Usually the texts folded whole and written as bare words (the same words as folded one
+ * by one: marks go first, and words are apart before lower case, so a Greek final sigma is
+ * decided by its own word as in fold()), which
+ * PostgreSQL sorts and deduplicates itself: a large import builds one per prompt, and this is a
+ * few native string passes where a word-by-word loop in JavaScript was the import's largest cost
+ * (bench-search.ts). Very long texts and very long words take the careful way below.
+ */
 export function wordSetVector(texts: string[]): string {
+  const joined = texts.join(' ')
+  const ascii = !NON_ASCII.test(joined)
+  const folded = (ascii ? joined.replace(NOT_ASCII_WORD, ' ') : joined.normalize('NFD').replace(MARKS, '').replace(NOT_WORD, ' ')).toLowerCase().trim()
+  if ((ascii ? folded.length : Buffer.byteLength(folded)) < ALWAYS_FITS && !RUN_TOO_LONG.test(folded)) return [...new Set(folded.split(' '))].join(' ')
   const words = new Set<string>()
   let bytes = 0
   for (const text of texts) {
@@ -80,7 +102,5 @@ export function wordSetVector(texts: string[]): string {
       words.add(key)
     })
   }
-  let out = ''
-  for (const word of words) out += `${out === '' ? '' : ' '}${quote(word)}`
-  return out
+  return [...words].join(' ')
 }

@@ -10,7 +10,7 @@ import { previewOf, uuidV5 } from '../text'
 import { type CsvRecord, parseCsv } from './csv-parse'
 import { LIMITS } from './fields'
 import { newReport, type FileReport, type Progress } from './report'
-import { BATCH, type ImportTarget } from './target'
+import type { ImportTarget } from './target'
 
 const KNOWN_COLUMNS = ['act', 'prompt', 'for_devs', 'type', 'contributor']
 
@@ -100,11 +100,8 @@ export async function importPromptsCsv(target: ImportTarget, text: string, opts:
   const bumped = await target.transaction(async (tx) => {
     let changed = false
     for (const categoryId of new Set(inputs.map((p) => p.categoryId))) changed = (await target.catalogue.ensureCategory(categoryId, now, tx)) || changed
-    for (let i = 0; i < inputs.length; i += BATCH) {
-      const batch = inputs.slice(i, i + BATCH)
-      for (const outcome of await target.catalogue.upsertPrompts(batch, now, tx)) report[outcome]++
-      if (i + batch.length < inputs.length) opts.onProgress?.(i + batch.length, inputs.length)
-    }
+    const progress = (done: number) => done < inputs.length && opts.onProgress?.(done, inputs.length)
+    for (const outcome of await target.catalogue.upsertPrompts(inputs, now, tx, progress)) report[outcome]++
     opts.onProgress?.(inputs.length, inputs.length)
     if (!changed && report.created + report.updated === 0) return false
     await target.catalogue.bumpRevision(tx)

@@ -194,13 +194,9 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
         for (const sub of value.subcategories) await target.catalogue.upsertSubcategory(value.id, sub, tx)
       }
       const total = prompts.length + skills.length
-      let done = 0
-      for (let i = 0; i < prompts.length; i += BATCH) {
-        const batch = prompts.slice(i, i + BATCH).map((p) => p.value)
-        for (const o of await target.catalogue.upsertPrompts(batch, now, tx)) outcome(o)
-        done += batch.length
-        if (done < total) opts.onProgress?.(done, total)
-      }
+      const progress = (done: number) => done < total && opts.onProgress?.(done, total)
+      for (const o of await target.catalogue.upsertPrompts(prompts.map((p) => p.value), now, tx, progress)) outcome(o)
+      let done = prompts.length
       for (let i = 0; i < skills.length; i += BATCH) {
         const batch = skills.slice(i, i + BATCH).map((s) => s.value)
         for (const o of await target.skills.upsertSkills(batch, now, tx)) outcome(o)

@@ -13,7 +13,7 @@ export interface ImportTarget {
   committed(): Promise<void>
 }
 
-/** Records per store call: a large file is written in steps of this size (and reports progress at each). */
+/** Skills per store call. */
 export const BATCH = 1000
 
 export type { SkillInput }
