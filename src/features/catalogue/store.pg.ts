@@ -73,7 +73,17 @@ const allVector = (p: { title: string; description: string; tags: readonly strin
  * gathered natively, where parsing the same text as a tsvector literal took PostgreSQL half as
  * long again (bench-search.ts: an import is bound by PostgreSQL's work).
  */
-const wordsVector = (words: SQL | string) => sql`array_to_tsvector(string_to_array(${words}, ' '))`
+const wordsVector = (words: SQL | string, seq: SQL | number) =>
+  sql`array_to_tsvector(string_to_array(${words}, ' ') || ('w:' || (${seq}::bigint / ${WINDOW}))::text)`
+/**
+ * Each words vector also holds its prompt's window, `w:<seq / WINDOW>` (no typed word has a
+ * colon), so "the newest content-only matches" is asked window by window from the newest, and
+ * the index intersects each window with the words instead of every match being visited
+ * (bench-search.ts: 25 ms for a query of three common words, 1–2 ms by windows).
+ */
+const WINDOW = 4096
+const WINDOWS_TRIED = 8
+const windowTerm = (window: number) => sql`${`'w:${window}'`}::tsquery`
 
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 const rowsOf = <T>(result: unknown) => result as T[]
@@ -157,48 +167,50 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       if (tag !== undefined) filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
       const filter = sql.join(filters)
 
-      const rank = sql`ts_rank_cd(${HEAD_WEIGHTS}::float4[], ${s.head}, ${query}, 1)`
-      // Every candidate costs PostgreSQL a visit to its row (a GIN index cannot answer alone; about
-      // 4 µs each here), so the statements are shaped to visit as few as they can. The first takes
-      // up to `cap` matches in any order, each with its rank when its head matches: with fewer
-      // than `cap` that is every match, and both tiers are ordered here. The second ranks the
-      // newest HEAD_RANK_CAP head matches, for when there are more; it runs beside the first on
-      // another connection, so a common word costs the longer of the two (bench-search.ts).
+      // Every candidate costs PostgreSQL a visit to its row (a GIN index answers only with a
+      // bitmap; 2–4 µs a row here), so the statements visit as few as they can, side by side on
+      // two connections (bench-search.ts). The first takes up to `cap` matches in any order: their
+      // number is `total`, and when there are fewer than `cap` they are every match, so the
+      // content-only ones come from it too. The second ranks the newest HEAD_RANK_CAP head matches.
       const matchesQuery = db.execute(sql`
-        SELECT ${s.promptSeq} AS seq, CASE WHEN ${s.head} @@ ${query} THEN ${rank} END AS score
-        FROM ${s} WHERE ${s.words} @@ ${query}${filter} LIMIT ${cap}`)
+        SELECT count(*)::int AS n, coalesce(array_agg(seq ORDER BY seq DESC) FILTER (WHERE NOT head_match), '{}') AS content_only
+        FROM (SELECT ${s.promptSeq} AS seq, ${s.head} @@ ${query} AS head_match FROM ${s} WHERE ${s.words} @@ ${query}${filter} LIMIT ${cap}) m`)
       const headsQuery = db.execute(sql`
         WITH m AS MATERIALIZED (
-          SELECT ${s.promptSeq} AS seq, ${rank} AS score
+          SELECT ${s.promptSeq} AS seq, ts_rank_cd(${HEAD_WEIGHTS}::float4[], ${s.head}, ${query}, 1) AS score
           FROM ${s} WHERE ${s.head} @@ ${query}${filter} ORDER BY ${s.promptSeq} DESC LIMIT ${HEAD_RANK_CAP})
-        SELECT (SELECT count(*) FROM m)::int AS n, ARRAY(SELECT seq FROM m ORDER BY score DESC, seq DESC LIMIT ${limit} OFFSET ${offset}) AS page`)
-      const [matchRows, headRows] = await Promise.all([matchesQuery, headsQuery])
-      const matches = rowsOf<{ seq: string; score: number | null }>(matchRows)
-      const total = matches.length
+        SELECT (SELECT count(*) FROM m)::int AS n, ARRAY(SELECT seq FROM m ORDER BY score DESC, seq DESC LIMIT ${limit} OFFSET ${offset}) AS page,
+               (SELECT max(${s.promptSeq}) FROM ${s}) AS newest`)
+      const [[matches], [heads]] = (await Promise.all([matchesQuery, headsQuery])) as unknown as [
+        { n: number; content_only: string[] }[],
+        { n: number; page: string[]; newest: string | null }[],
+      ]
+      const total = matches?.n ?? 0
       if (offset >= total) return { total, hits: [] }
       const end = Math.min(offset + limit, total)
-      let headSeqs: number[]
-      const contentSeqs: number[] = []
-      if (total < cap) {
-        const all = matches.map((m) => ({ seq: Number(m.seq), score: m.score })).sort((a, b) => b.seq - a.seq)
-        const heads = all.filter((m) => m.score !== null).sort((a, b) => b.score! - a.score! || b.seq - a.seq)
-        const ordered = [...heads, ...all.filter((m) => m.score === null)].slice(offset, end)
-        headSeqs = ordered.filter((m) => m.score !== null).map((m) => m.seq)
-        for (const m of ordered) if (m.score === null) contentSeqs.push(m.seq)
-      } else {
-        // At least `cap` matches: the head matches ranked (one row always: their number and the
-        // page of them, best first), then content-only matches newest first.
-        const [heads] = rowsOf<{ n: number; page: string[] }>(headRows)
-        headSeqs = (heads?.page ?? []).map(Number).slice(0, end - offset)
-        if (offset + headSeqs.length < end) {
-          const tailOffset = Math.max(0, offset - (heads?.n ?? 0))
-          const rows = rowsOf<{ seq: string }>(
-            await db.execute(sql`
+      const headSeqs = (heads?.page ?? []).map(Number).slice(0, end - offset)
+      let contentSeqs: number[] = []
+      if (offset + headSeqs.length < end) {
+        const tailOffset = Math.max(0, offset - (heads?.n ?? 0))
+        const wanted = end - offset - headSeqs.length
+        if (total < cap) contentSeqs = (matches?.content_only ?? []).slice(tailOffset, tailOffset + wanted).map(Number)
+        else {
+          // At least `cap` matches: the content-only ones that make the page, newest first,
+          // gathered window by window (a few windows, then whatever is older in one statement).
+          const content = (where: SQL) =>
+            db.execute(sql`
               SELECT ${s.promptSeq} AS seq FROM ${s}
-              WHERE ${s.words} @@ ${query} AND NOT (${s.head} @@ ${query})${filter}
-              ORDER BY ${s.promptSeq} DESC LIMIT ${end - offset - headSeqs.length} OFFSET ${tailOffset}`),
-          )
-          for (const r of rows) contentSeqs.push(Number(r.seq))
+              WHERE ${where} AND NOT (${s.head} @@ ${query})${filter}
+              ORDER BY ${s.promptSeq} DESC LIMIT ${tailOffset + wanted - contentSeqs.length}`)
+          let window = Math.floor(Number(heads?.newest ?? 0) / WINDOW)
+          for (let tries = 0; window >= 0 && tries < WINDOWS_TRIED && contentSeqs.length < tailOffset + wanted; window--, tries++) {
+            for (const r of rowsOf<{ seq: string }>(await content(sql`${s.words} @@ (${query} && ${windowTerm(window)})`))) contentSeqs.push(Number(r.seq))
+          }
+          if (window >= 0 && contentSeqs.length < tailOffset + wanted) {
+            const older = sql`${s.words} @@ ${query} AND ${s.promptSeq} < ${(window + 1) * WINDOW}`
+            for (const r of rowsOf<{ seq: string }>(await content(older))) contentSeqs.push(Number(r.seq))
+          }
+          contentSeqs = contentSeqs.slice(tailOffset, tailOffset + wanted)
         }
       }
       const seqs = [...headSeqs, ...contentSeqs]
@@ -344,7 +356,7 @@ const searchRow = (seq: number, p: Pick<PromptInput, 'title' | 'description' | '
   categoryId: p.categoryId,
   subcategoryId: p.subcategoryId,
   head: sql`${headVector(p)}::tsvector`,
-  words: wordsVector(allVector(p)),
+  words: wordsVector(allVector(p), seq),
 })
 
 type Row = { p: PromptInput; tags: string; hash: string }
@@ -394,18 +406,13 @@ async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgr
   for (const part of chunks(created, INSERT_ROWS)) {
     if (inFlight.length >= IN_FLIGHT) await inFlight.shift()!.catch((e: unknown) => (error ??= e))
     if (error) break
-    const firedAt = performance.now()
-    if (process.env.TRACE) console.log('F', firedAt.toFixed(1))
+    const records = await recordsOf(part, now)
     inFlight.push(
-      insertPrompts(on, part, now).then(() => {
-        if (process.env.TRACE) console.log('D', performance.now().toFixed(1))
+      insertRecords(on, records).then(() => {
         done += part.length
         onProgress?.(done)
       }),
     )
-    // Let the statement go out before the next one is built: drizzle and postgres-js hand it to
-    // the socket two turns of the event loop after it is issued.
-    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
   }
   for (const result of await Promise.allSettled(inFlight)) if (result.status === 'rejected') error ??= result.reason
   if (error) throw error
@@ -435,33 +442,50 @@ async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgr
   return outcomes
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+/** Rows built between turns of the event loop, which meanwhile sends what is queued to PostgreSQL. */
+const BUILD_SLICE = 25
+
 /**
- * One statement for many new prompts and their tags, the rows sent as one JSON parameter
- * (bench-search.ts: postgres-js spent more on serialising text arrays than on all the rest of an
- * import; JSON.stringify is native).
+ * The JSON of new prompts for insertRecords, built a slice at a time: a statement of a few
+ * megabytes leaves the socket only as the event loop turns, and PostgreSQL, waiting for the
+ * rest of it, idled a quarter of an import while a whole next part was built (bench-search.ts).
  */
-async function insertPrompts(on: Db, rows: Row[], now: number): Promise<void> {
-  const records = rows.map(({ p, tags, hash }) => {
-    const createdAt = p.createdAt ?? now
-    return {
-      id: p.id,
-      title: p.title,
-      description: p.description,
-      category_id: p.categoryId,
-      subcategory_id: p.subcategoryId,
-      tags,
-      created_at: new Date(createdAt).toISOString(),
-      updated_at: new Date(p.updatedAt ?? createdAt).toISOString(),
-      source_hash: hash,
-      preview: previewOf(p.content),
-      content: p.content,
-      head: headVector(p),
-      words: allVector(p),
+async function recordsOf(rows: Row[], now: number): Promise<string> {
+  const records: unknown[] = []
+  for (let i = 0; i < rows.length; i += BUILD_SLICE) {
+    if (i > 0) await nextTurn()
+    for (const { p, tags, hash } of rows.slice(i, i + BUILD_SLICE)) {
+      const createdAt = p.createdAt ?? now
+      records.push({
+        id: p.id,
+        title: p.title,
+        description: p.description,
+        category_id: p.categoryId,
+        subcategory_id: p.subcategoryId,
+        tags,
+        created_at: new Date(createdAt).toISOString(),
+        updated_at: new Date(p.updatedAt ?? createdAt).toISOString(),
+        source_hash: hash,
+        preview: previewOf(p.content),
+        content: p.content,
+        head: headVector(p),
+        words: allVector(p),
+      })
     }
-  })
+  }
+  return JSON.stringify(records)
+}
+
+/**
+ * One statement for many new prompts, their search rows and their tags, the rows sent as one
+ * JSON parameter (bench-search.ts: postgres-js spent more on serialising text arrays than on all
+ * the rest of an import; JSON.stringify is native).
+ */
+async function insertRecords(on: Db, records: string): Promise<void> {
   await on.execute(sql`
     WITH u AS (
-      SELECT * FROM json_to_recordset(${JSON.stringify(records)}::json) AS u(
+      SELECT * FROM json_to_recordset(${records}::json) AS u(
         id text, title text, description text, category_id text, subcategory_id text, tags text, created_at timestamptz, updated_at timestamptz,
         source_hash text, preview text, content text, head tsvector, words text)),
     inserted AS (
@@ -470,7 +494,7 @@ async function insertPrompts(on: Db, rows: Row[], now: number): Promise<void> {
       RETURNING id, seq, tags),
     searched AS (
       INSERT INTO ${promptSearch} (prompt_seq, category_id, subcategory_id, head, words)
-      SELECT inserted.seq, u.category_id, u.subcategory_id, u.head, ${wordsVector(sql`u.words`)} FROM inserted JOIN u USING (id))
+      SELECT inserted.seq, u.category_id, u.subcategory_id, u.head, ${wordsVector(sql`u.words`, sql`inserted.seq`)} FROM inserted JOIN u USING (id))
     INSERT INTO ${promptTags} (tag, prompt_seq)
     SELECT tag, seq FROM inserted, unnest(string_to_array(nullif(inserted.tags, ''), ' ')) AS tag
     ON CONFLICT DO NOTHING`)
