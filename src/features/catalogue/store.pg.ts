@@ -68,13 +68,6 @@ const headVector = (p: { title: string; description: string; tags: readonly stri
 const allVector = (p: { title: string; description: string; tags: readonly string[]; content: string }) =>
   wordSetVector([p.title, joinTags(p.tags), p.description, p.content])
 /**
- * A matching vector from its words (wordSetVector: separated by single spaces): split and
- * gathered natively, where parsing the same text as a tsvector literal took PostgreSQL half as
- * long again (bench-search.ts: an import is bound by PostgreSQL's work).
- */
-const wordsVector = (words: SQL | string, seq: SQL | number) =>
-  sql`array_to_tsvector(string_to_array(${words}, ' ') || ('w:' || (${seq}::bigint / ${WINDOW}))::text)`
-/**
  * Each words vector also holds its prompt's window, `w:<seq / WINDOW>` (no typed word has a
  * colon), so "the newest content-only matches" is asked window by window from the newest, and
  * the index intersects each window with the words instead of every match being visited
@@ -83,6 +76,13 @@ const wordsVector = (words: SQL | string, seq: SQL | number) =>
 const WINDOW = 4096
 const WINDOWS_TRIED = 8
 const windowTerm = (window: number) => sql`${`'w:${window}'`}::tsquery`
+/**
+ * A matching vector from its words (wordSetVector: separated by single spaces) and its window:
+ * split and gathered natively, where parsing the same text as a tsvector literal took PostgreSQL
+ * half as long again (bench-search.ts: an import is bound by PostgreSQL's work).
+ */
+const wordsVector = (words: SQL | string, seq: SQL | number) =>
+  sql`array_to_tsvector(string_to_array(${words}, ' ') || ('w:' || (${seq}::bigint / ${WINDOW}))::text)`
 
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 const rowsOf = <T>(result: unknown) => result as T[]
