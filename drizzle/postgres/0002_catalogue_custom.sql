@@ -20,9 +20,10 @@ CREATE TRIGGER favorites_count_delete AFTER DELETE ON favorites FOR EACH ROW EXE
 -- The one row of catalogue_state: its revision tells every instance when to reload its category tree.
 INSERT INTO catalogue_state (id, revision) VALUES (1, 0);
 --> statement-breakpoint
--- prompt_search rows stay narrow (every search visits one per candidate): the words vector, which
--- searches only reach through its index, always goes out of line; the head, which ranking reads,
--- stays in the row (compressed there only when long).
+-- prompt_search rows stay narrow (every search visits one per candidate): once a row is toasted
+-- at all (PostgreSQL does so only above ~2 KB), the words vector, which searches reach only
+-- through its index, goes out of line down to 512 bytes; the head, which ranking reads, stays in
+-- the row (compressed there only when long).
 ALTER TABLE prompt_search SET (toast_tuple_target = 512);
 --> statement-breakpoint
 ALTER TABLE prompt_search ALTER COLUMN head SET STORAGE MAIN;

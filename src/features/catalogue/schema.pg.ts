@@ -71,8 +71,8 @@ export const prompts = pgTable(
  * store.pg.ts from the folded words a query is made of, lib/search/tsquery.ts). `head` (title A,
  * tags B, description C, with positions) ranks; `words` (the distinct words of the head and the
  * content) decides what matches. The category columns filter. Every search visits a row per
- * candidate to check its visibility; kept apart from the prompts' text (`words` out of line,
- * custom migration) those rows are a tenth of a prompt's (bench-search.ts).
+ * candidate to check its visibility, so these rows are kept apart from the prompts' text
+ * (storage settings in the custom migration).
  */
 export const promptSearch = pgTable(
   'prompt_search',
