@@ -7,8 +7,12 @@ import { locateRecords } from '../src/features/catalogue/import/json'
 import { findJsonSyntaxError } from '../src/features/catalogue/import/json-syntax'
 import { decodeUtf8, invalidBytes } from '../src/features/catalogue/import/utf8'
 import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
-import { ftsExpression, searchTerms, snippet } from '../src/features/catalogue/search-query'
-import { normaliseTags, parseVariables, previewOf, slugify, unstorable, uuidV5 } from '../src/features/catalogue/text'
+import { parseVariables, previewOf, uuidV5 } from '../src/features/catalogue/text'
+import { ftsExpression } from '../src/lib/search/fts5'
+import { snippet } from '../src/lib/search/snippet'
+import { indexWords, searchTerms } from '../src/lib/search/terms'
+import { tsquery, weightedVector, wordSetVector } from '../src/lib/search/tsquery'
+import { normaliseTags, slugify, unstorable } from '../src/lib/text'
 
 describe('parseCsv (RFC 4180)', () => {
   test('quoted commas, doubled quotes, line breaks inside quotes, CRLF, BOM; records and fields carry their first line', () => {
@@ -114,6 +118,69 @@ describe('search query building', () => {
     const t = searchTerms(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '))!
     expect(t.words).toHaveLength(16)
     expect(searchTerms('x'.repeat(5000))!.words[0]).toHaveLength(100)
+  })
+})
+
+describe('PostgreSQL query and vectors (literals of folded words)', () => {
+  const words = (text: string) => {
+    const out: string[] = []
+    indexWords(text, (w) => out.push(w))
+    return out
+  }
+
+  test('stored text is cut and folded exactly as a query is', () => {
+    const text = 'Ünïcödé CAFÉ, e-mail\u001Fsplit 42nd İstanbul ß "quoted" NEAR(x) 🙂 日本語'
+    expect(words(text)).toEqual(['unicode', 'cafe', 'e', 'mail', 'split', '42nd', 'istanbul', 'ß', 'quoted', 'near', 'x', '日本語'])
+    expect(searchTerms(text)!.words).toEqual(words(text))
+  })
+
+  test('every word must match; the last one, when it may be unfinished, as a prefix; typed syntax is only words', () => {
+    expect(tsquery(searchTerms('kubernetes deploym')!)).toBe("'kubernetes' & 'deploym':*")
+    expect(tsquery(searchTerms('blog pos')!)).toBe("'blog' & 'pos'")
+    expect(tsquery(searchTerms("it's a 'quote' & | ! <-> :* (x)")!)).toBe("'s' & 'quote' & 'x'")
+  })
+
+  test('a ranking vector: positions across the parts, each with its weight', () => {
+    const vector = weightedVector([
+      { text: 'Zebra crossing', weight: 'A' },
+      { text: 'road-safety', weight: 'B' },
+      { text: 'A zebra.', weight: 'C' },
+    ])
+    expect(vector).toBe("'zebra':1A,6C 'crossing':2A 'road':3B 'safety':4B 'a':5C")
+  })
+
+  test('a matching vector: the distinct words, no positions; folded whole, the same words as one by one', () => {
+    const lexemes = (vector: string) => new Set(vector.split(' ').map((w) => w.replace(/^'|'$/g, '')).filter(Boolean))
+    expect(lexemes(wordSetVector(['Zebra zebra', 'ZEBRA crossing']))).toEqual(new Set(['zebra', 'crossing']))
+    const texts = [
+      'Plain ASCII, with punctuation: e-mail, C++, 3.14 and under_score!',
+      'Ünïcödé CAFÉ crème brûlée naïve',
+      'ΟΔΟΣ.ΑΒ ΟΔΟΣ ΣΟΦΙΑ', // a Greek final sigma is decided within its word
+      'x-\u0301y a\u0308b İstanbul ß ẞ ﬁ Ǆ',
+      '日本語のテキスト 中文 한국어 🙂🦓 emoji\u200dzwj',
+      '\u001FFILE:notes.md\u001E#Notes \u0007bell',
+      'mixed 42nd ١٢٣ ⅷ ²',
+    ]
+    for (const text of texts) {
+      const oneByOne = new Set<string>()
+      indexWords(text, (w) => oneByOne.add(w))
+      expect({ text, words: lexemes(wordSetVector([text])) }).toEqual({ text, words: oneByOne })
+    }
+  })
+
+  test('vectors stay under PostgreSQL’s 1 MB: a text of too many distinct words keeps its first ones', () => {
+    const huge = Array.from({ length: 200_000 }, (_, i) => `w${i.toString(36)}x`).join(' ')
+    const vector = wordSetVector([huge])
+    expect(Buffer.byteLength(vector)).toBeLessThan(1_400_000)
+    expect(vector.startsWith('w0x w1x ')).toBe(true)
+    expect(vector).not.toContain(` w${(199_999).toString(36)}x`)
+    const ranked = weightedVector([{ text: huge, weight: 'D' }])
+    expect(ranked.split(' ').length).toBeLessThan(200_000)
+    // every position is at most 16,383 and a word keeps at most 256 of them
+    const many = weightedVector([{ text: 'same '.repeat(20_000), weight: 'A' }])
+    const positions = many.slice("'same':".length).split(',')
+    expect(positions).toHaveLength(256)
+    expect(weightedVector([{ text: `${'x '.repeat(17_000)}last`, weight: 'A' }])).toContain("'last':16383A")
   })
 })
 

@@ -1,7 +1,10 @@
 // Categories, category listings, search and prompt detail, through HTTP (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { json, makeTestApp, problem } from './support/app'
-import { importRecords, loadTestCatalogue } from './support/catalogue'
+import { createApp } from '../src/app'
+import { openStorage } from '../src/db'
+import { json, makeTestApp, problem, register, TEST_ENGINE, TEST_JWT_SECRET } from './support/app'
+import { countRows, importRecords, loadTestCatalogue, setTier } from './support/catalogue'
+import { sqlRun } from './support/sql'
 
 const t = await makeTestApp()
 const get = (path: string) => t.request(path)
@@ -14,7 +17,7 @@ const search = async (q: string, extra = '') => {
 
 beforeAll(async () => {
   await loadTestCatalogue(t)
-  importRecords(t, {
+  await importRecords(t, {
     categories: [{ id: 'zoo', name: 'Zoo', icon: '🦓', order: 99, subcategories: [{ id: 'stripes', name: 'Stripes' }] }],
     prompts: [
       { id: 'aaaaaaaa-0000-4000-8000-000000000001', title: 'Plain prompt', category: 'zoo', content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"' },
@@ -40,12 +43,12 @@ describe('GET /api/categories', async () => {
       expect(c.prompt_count).toBeGreaterThanOrEqual(c.subcategories.reduce((n: number, s: { prompt_count: number }) => n + s.prompt_count, 0))
     }
     const total = items.reduce((n: number, c: { prompt_count: number }) => n + c.prompt_count, 0)
-    expect(total).toBe((t.services.catalogue.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n)
+    expect(total).toBe(await countRows(t, 'prompts'))
   })
 
   test('an import made after the first read shows up (the cached tree follows the revision)', async () => {
     const before = (await json(await get('/api/categories/zoo'))).prompt_count
-    importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
+    await importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
     expect((await json(await get('/api/categories/zoo'))).prompt_count).toBe(before + 1)
   })
 })
@@ -116,7 +119,7 @@ describe('GET /api/search', async () => {
   })
 
   test('heads first: an older title match ranks above a newer content-only match; title outweighs description', async () => {
-    importRecords(t, {
+    await importRecords(t, {
       prompts: [
         { id: 'bbbbbbbb-0000-4000-8000-000000000001', title: 'Quokka description only', category: 'zoo', description: 'All about the wombat.', content: 'x' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000002', title: 'Wombat in the title', category: 'zoo', content: 'y' },
@@ -128,7 +131,7 @@ describe('GET /api/search', async () => {
   })
 
   test('an unfinished last word matches the words of titles, descriptions and tags that start with it', async () => {
-    importRecords(t, {
+    await importRecords(t, {
       prompts: [
         { id: 'bbbbbbbb-0000-4000-8000-000000000004', title: 'Orchestration for kubernetes clusters', category: 'zoo', content: 'z' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000005', title: 'Plain', category: 'zoo', content: 'we talk about orchestration of kubernetes here' },
@@ -170,7 +173,7 @@ describe('GET /api/search', async () => {
 
   test('total counts matches up to 1,000; pages stay within it', async () => {
     const many = await makeTestApp()
-    importRecords(many, {
+    await importRecords(many, {
       categories: [{ id: 'bulk', name: 'Bulk', icon: '📦', order: 1 }],
       prompts: Array.from({ length: 1010 }, (_, i) => ({
         id: `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`,
@@ -227,7 +230,7 @@ describe('long prompts', async () => {
     const content = `${'A long preamble sentence about nothing in particular. '.repeat(2800)}Finally the quixotic ending.`
     expect(content.length).toBeGreaterThan(150_000)
     const id = 'aaaaaaaa-0000-4000-8000-00000000long'.replace('long', '0150')
-    importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
+    await importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
     const detail = await json(await t.request(`/api/prompts/${id}`, { headers: { 'x-forwarded-for': '10.1.1.1' } }))
     expect(detail.content).toBe(content)
     expect([...detail.preview].length).toBeLessThanOrEqual(201)
@@ -290,5 +293,84 @@ describe('OpenAPI', async () => {
     expect(doc.tags.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['catalogue', 'skills', 'favorites']))
     expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '404', '422', '429'])
     expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['category', 'limit', 'offset', 'q', 'subcategory', 'tag'])
+  })
+})
+
+describe('search index', async () => {
+  test('rebuilt from the rows (after `promptlib db copy`, which copies rows only)', async () => {
+    const r = await makeTestApp()
+    await importRecords(r, {
+      categories: [{ id: 'zoo', name: 'Zoo' }],
+      prompts: [
+        { id: 'dddddddd-0000-4000-8000-000000000001', title: 'Okapi habitat', category: 'zoo', content: 'Forest giraffes.' },
+        { id: 'dddddddd-0000-4000-8000-000000000002', title: 'Plain', category: 'zoo', content: 'The okapi hides.' },
+      ],
+      skills: [{ name: 'okapi-care', description: 'Feeds okapis. Use when asked.', instructions: '# Care' }],
+    })
+    const { token, user } = await register(r)
+    await setTier(r, user.id, 'pro')
+    const skillHits = async () => (await json(await r.request('/api/skills/search?q=okapi', { token }))).total
+    expect((await json(await r.request('/api/search?q=okapi'))).total).toBe(2)
+    expect(await skillHits()).toBe(1)
+    // What a copy leaves: rows without their search index.
+    if (r.storage.engine === 'postgres') {
+      await sqlRun(r.storage, 'DELETE FROM prompt_search')
+      await sqlRun(r.storage, 'UPDATE skills SET search = NULL')
+    } else {
+      await sqlRun(r.storage, "INSERT INTO prompts_fts(prompts_fts) VALUES('delete-all')")
+      await sqlRun(r.storage, "INSERT INTO prompts_head_fts(prompts_head_fts) VALUES('delete-all')")
+      await sqlRun(r.storage, "INSERT INTO skills_fts(skills_fts) VALUES('delete-all')")
+    }
+    expect((await json(await r.request('/api/search?q=okapi'))).total).toBe(0)
+    expect(await skillHits()).toBe(0)
+    await r.services.catalogue.rebuildSearchIndex()
+    const body = await json(await r.request('/api/search?q=okapi'))
+    expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Okapi habitat', 'Plain'])
+    expect(await skillHits()).toBe(1)
+  })
+})
+
+describe('category tree across instances', async () => {
+  test('an import through another instance on the same database shows within a second', async () => {
+    const a = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const { storage } = await openStorage(a.config)
+    const b = createApp({ config: a.config, storage, log: a.log, jwtSecret: TEST_JWT_SECRET })
+    try {
+      const categoriesOfB = async () => (await json(await b.handle(new Request('http://localhost/api/categories')))).items as unknown[]
+      expect(await categoriesOfB()).toEqual([])
+      await importRecords(a, { categories: [{ id: 'elsewhere', name: 'Elsewhere' }] })
+      const started = Date.now()
+      while ((await categoriesOfB()).length === 0 && Date.now() - started < 1500) await Bun.sleep(20)
+      expect(await categoriesOfB()).toEqual([{ id: 'elsewhere', name: 'Elsewhere', description: '', icon: '', prompt_count: 0, subcategories: [] }])
+      expect(Date.now() - started).toBeLessThan(1200)
+    } finally {
+      await storage.close()
+    }
+  })
+})
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: content-only matches of a large catalogue', async () => {
+  test('are paged newest first, however far apart in age (window by window, then the rest at once)', async () => {
+    const p = await makeTestApp()
+    const batch = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `eeeeeeee-0000-4000-8000-${String(from + i).padStart(12, '0')}`,
+        title: `Item ${from + i}`,
+        category: 'far',
+        content: `narwhal ${from + i}`,
+      }))
+    await importRecords(p, { categories: [{ id: 'far', name: 'Far' }], prompts: batch(0, 600) })
+    // The next prompts get ids many search windows later (4,096 ids each).
+    await sqlRun(p.storage, "SELECT setval(pg_get_serial_sequence('prompts', 'seq'), 60000)")
+    await importRecords(p, { prompts: batch(600, 500) })
+    const page = async (offset: number) => json(await p.request(`/api/search?q=narwhal&limit=100&offset=${offset}`))
+    const first = await page(0)
+    expect(first.total).toBe(1000)
+    expect(first.items[0].title).toBe('Item 1099')
+    const titles = [...first.items, ...(await page(400)).items, ...(await page(500)).items, ...(await page(900)).items].map((i: { title: string }) => i.title)
+    expect(titles.slice(0, 100)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${1099 - i}`))
+    expect(titles.slice(100, 200)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${699 - i}`))
+    expect(titles.slice(200, 300)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${599 - i}`))
+    expect(titles.slice(300)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${199 - i}`))
   })
 })

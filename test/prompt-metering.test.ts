@@ -1,6 +1,6 @@
 // "Prompts per day": free and anonymous callers open 10 distinct prompts per UTC day (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { consumeDaily, utcDay } from '../src/features/usage/daily'
+import { utcDay } from '../src/features/usage'
 import { json, makeTestApp, problem, register } from './support/app'
 import { loadTestCatalogue, promptIds, setTier } from './support/catalogue'
 
@@ -80,7 +80,7 @@ describe('signed-in users', async () => {
 
   test('a user over the limit through another path (the counter is in the database)', async () => {
     const { token, user } = await register(t, { ip: freshIp() })
-    for (let i = 0; i < 10; i++) consumeDaily(t.services.catalogue.db, { subject: `user:${user.id}`, metric: 'prompts', limit: 10, item: `elsewhere-${i}` })
+    for (let i = 0; i < 10; i++) await t.services.usage.consume({ subject: `user:${user.id}`, metric: 'prompts', limit: 10, item: `elsewhere-${i}` })
     await problem(await open(ids[0]!, { token }), 429, 'daily_limit_reached')
   })
 })

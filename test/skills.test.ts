@@ -1,6 +1,5 @@
 // Skills: pro and lifetime only; list, detail, search; "search" is never a skill id (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { importCatalogueData } from '../src/features/catalogue/import/json'
 import { json, makeTestApp, problem, register } from './support/app'
 import { loadTestCatalogue, setTier } from './support/catalogue'
 
@@ -89,7 +88,7 @@ describe('GET /api/skills/{id}', async () => {
 describe('GET /api/skills/search', async () => {
   test('is the search endpoint, never the skill "search" (which no import may create)', async () => {
     await problem(await get('/api/skills/search'), 422, 'validation_failed')
-    const report = importCatalogueData(t.services.catalogue.db, {
+    const report = await t.services.catalogue.importCatalogueData({
       format: 'promptlib-catalogue', version: 1,
       skills: [{ name: 'search', description: 'A skill that would shadow the endpoint.', instructions: 'x' }],
     }, { file: 'x' })

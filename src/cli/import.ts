@@ -2,14 +2,13 @@
 // Skills folders. Problems go to stderr as `file:line: error: …`; a progress bar is drawn on
 // stderr only when it is a terminal; a summary per file ends the run. Exit 1 when any file had
 // errors (those files changed nothing).
-import type { Database } from 'bun:sqlite'
 import { enterBulkMode } from '../db/sqlite/bulk'
-import { formatIssue, type FileReport } from '../features/catalogue/import/report'
-import { importPaths } from '../features/catalogue/import/run'
-import { isSlug } from '../features/catalogue/text'
+import { createCatalogue, type FileReport, formatIssue } from '../features/catalogue'
+import { createSkills } from '../features/skills'
+import { createUsage } from '../features/usage'
+import { isSlug } from '../lib/text'
 import { type CliContext, openCommandStorage, table, UsageError } from './context'
 import { IMPORT_USAGE } from './usage'
-
 
 function parseArgs(args: string[]): { paths: string[]; category?: string } {
   const paths: string[] = []
@@ -44,33 +43,26 @@ function progressBar(): { update: (file: string, done: number, total: number) =>
   }
 }
 
-/** Imports that write this many records merge the search indexes into one segment each afterwards. */
-const OPTIMIZE_AFTER = 10_000
-
 /**
- * FTS5 builds its index in segments as rows arrive; after a large import, every query would
- * have to look a word up in each of them. 'optimize' merges them (about 1.5 s per 100,000 prompts).
+ * Imports that write this many records merge the search indexes afterwards (SQLite: FTS5 builds
+ * its index in segments as rows arrive, and every query would look a word up in each of them;
+ * PostgreSQL: fresh planner statistics and the GIN indexes' pending entries merged).
  */
-function optimizeSearchIndexes(client: Database): void {
-  for (const table of ['prompts_fts', 'prompts_head_fts', 'skills_fts']) {
-    client.run(`INSERT INTO ${table} (${table}) VALUES ('optimize')`)
-  }
-}
+const OPTIMIZE_AFTER = 10_000
 
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
   const { paths, category } = parseArgs(args)
   const { storage } = await openCommandStorage(ctx.config, { singleConnection: true })
-  // TEMPORARY (two-engines conversion): the importers still write through the SQLite connection.
-  if (storage.engine !== 'sqlite') throw new UsageError('import into PostgreSQL is not available yet')
-  const db = storage.writer
-  const bulk = enterBulkMode(db.$client, ctx.config.sqlite.lockTimeoutMs)
+  // SQLite alone on the database: a rollback journal (db/sqlite/bulk.ts).
+  const bulk = storage.engine === 'sqlite' ? enterBulkMode(storage.writer.$client, ctx.config.sqlite.lockTimeoutMs) : { leave: () => {} }
+  const catalogue = createCatalogue({ storage, usage: createUsage(storage), skills: createSkills(storage) })
   const bar = progressBar()
   const started = performance.now()
   let reports: FileReport[]
   try {
-    reports = importPaths(db, paths, { category, onProgress: bar.update })
+    reports = await catalogue.importPaths(paths, { category, onProgress: bar.update })
     const written = reports.reduce((n, r) => n + r.created + r.updated, 0)
-    if (written >= OPTIMIZE_AFTER) optimizeSearchIndexes(db.$client)
+    if (written >= OPTIMIZE_AFTER) await catalogue.optimizeSearchIndex()
   } finally {
     bar.clear()
     bulk.leave()

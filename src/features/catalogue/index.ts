@@ -1,27 +1,29 @@
-// TEMPORARY shim (two-engines conversion): the catalogue still runs on the SQLite write
-// connection directly; its port and adapters replace this.
+// The catalogue: categories, prompts, search, prompt detail (metered), and its write side (the
+// importers and the demo loader). Other features reach it only through this module: favorites
+// read titles with promptTitles().
 import type { Job } from '../../db/jobs'
-import type { Db } from '../../db/sqlite/client'
 import type { Storage } from '../../db/storage'
-import { notYetOnPostgres } from '../not-yet'
-import type { AuthGuard } from '../../http/auth'
-import type { UsageService } from '../usage'
 import type { Logger } from '../../log'
-import { loadDemoCatalogueIfEmpty as legacyDemo } from './demo'
-import { catalogueRoutes as legacyRoutes } from './routes'
-import { createCatalogue as legacyCatalogue } from './service'
+import type { SkillsService } from '../skills'
+import type { UsageService } from '../usage'
+import { createImporter } from './importer'
+import { createCatalogueService } from './service'
+import { sqliteCatalogueStore } from './store.sqlite'
+import { pgCatalogueStore } from './store.pg'
 
+export { catalogueRoutes } from './routes'
+export { formatIssue, type FileReport, type ImportIssue } from './import/report'
+export type { CategoryView, Prompt, PromptSummary } from './model'
+export type { Caller } from './service'
 
-export function createCatalogue({ storage }: { storage: Storage; usage: UsageService }) {
-  if (storage.engine !== 'sqlite') return notYetOnPostgres<ReturnType<typeof legacyCatalogue> & { db: Db; jobs: Job[] }>('the catalogue', { jobs: [] })
-  const db = storage.writer
-  return { ...legacyCatalogue(db), db, jobs: [] as Job[] }
+export function createCatalogue({ storage, usage, skills }: { storage: Storage; usage: Pick<UsageService, 'consume'>; skills: SkillsService }) {
+  const store = storage.engine === 'sqlite' ? sqliteCatalogueStore(storage) : pgCatalogueStore(storage)
+  const service = createCatalogueService({ store, usage })
+  const importer = createImporter({ storage, store, skills, noteWrite: service.noteWrite })
+  return { ...service, ...importer, jobs: [] as Job[] }
 }
 
 export type CatalogueService = ReturnType<typeof createCatalogue>
 
-export function catalogueRoutes({ catalogue, guard }: { catalogue: CatalogueService; usage: UsageService; guard: AuthGuard }) {
-  return legacyRoutes({ db: catalogue.db, catalogue, guard })
-}
-
-export const loadDemoCatalogueIfEmpty = (catalogue: CatalogueService, log: Logger) => legacyDemo(catalogue.db, log)
+/** `promptlib serve`: the built-in demo catalogue on a fresh install (DEMO_CATALOGUE). */
+export const loadDemoCatalogueIfEmpty = (catalogue: Pick<CatalogueService, 'loadDemoIfEmpty'>, log: Logger) => catalogue.loadDemoIfEmpty(log)

@@ -31,9 +31,9 @@ export const subcategories = pgTable(
 )
 
 /**
- * Prompts. `seq` mirrors SQLite's rowid (the stable integer id the search and tag rows use);
- * `id` is the public UUID. `search_head` (title A, tags B, description C) ranks; `search_all`
- * (the head plus the content, D) decides what matches.
+ * Prompts: the same columns as on SQLite. `seq` mirrors SQLite's rowid (the stable integer id the
+ * search and tag rows use); `id` is the public UUID. `prompts_title` orders by lower-cased title
+ * in byte order, as SQLite's NOCASE listing does.
  */
 export const prompts = pgTable(
   'prompts',
@@ -55,19 +55,37 @@ export const prompts = pgTable(
     sourceHash: text('source_hash').notNull(),
     preview: text('preview').notNull(),
     content: text('content').notNull(),
-    searchHead: tsvector('search_head'),
-    searchAll: tsvector('search_all'),
   },
   (t) => [
     foreignKey({ columns: [t.categoryId, t.subcategoryId], foreignColumns: [subcategories.categoryId, subcategories.id] }),
     index('prompts_popular').on(t.categoryId, t.favoriteCount.desc(), t.createdAt.desc()),
     index('prompts_newest').on(t.categoryId, t.createdAt.desc()),
-    index('prompts_title').on(t.categoryId, sql`lower(${t.title})`),
+    index('prompts_title').on(t.categoryId, sql`lower(${t.title}) COLLATE "C"`),
     index('prompts_subcategory').on(t.categoryId, t.subcategoryId),
     index('prompts_created').on(t.createdAt.desc(), t.seq.desc()),
-    index('prompts_search_head').using('gin', t.searchHead),
-    index('prompts_search_all').using('gin', t.searchAll),
   ],
+)
+
+/**
+ * The search index of the prompts, one narrow row per prompt (PostgreSQL only; written by
+ * store.pg.ts from the folded words a query is made of, lib/search/tsquery.ts). `head` (title A,
+ * tags B, description C, with positions) ranks; `words` (the distinct words of the head and the
+ * content) decides what matches. The category columns filter. Every search visits a row per
+ * candidate to check its visibility, so these rows are kept apart from the prompts' text
+ * (storage settings in the custom migration).
+ */
+export const promptSearch = pgTable(
+  'prompt_search',
+  {
+    promptSeq: bigint('prompt_seq', { mode: 'number' })
+      .primaryKey()
+      .references(() => prompts.seq, { onDelete: 'cascade' }),
+    categoryId: text('category_id').notNull(),
+    subcategoryId: text('subcategory_id'),
+    head: tsvector('head').notNull(),
+    words: tsvector('words').notNull(),
+  },
+  (t) => [index('prompt_search_head').using('gin', t.head), index('prompt_search_words').using('gin', t.words)],
 )
 
 /** One row per (tag, prompt): indexed tag filtering for listings and search. */

@@ -1,11 +1,13 @@
-// TEMPORARY shim (two-engines conversion).
+// Favorites: a user's favorite prompts (favorite_count on the prompts is kept by triggers).
 import type { Storage } from '../../db/storage'
-import { notYetOnPostgres } from '../not-yet'
-import { createFavorites as legacyFavorites } from './service'
+import type { CatalogueService } from '../catalogue'
+import { createFavoritesService, type FavoritesService } from './service'
+import { sqliteFavoritesStore } from './store.sqlite'
+import { pgFavoritesStore } from './store.pg'
 
 export { favoritesRoutes } from './routes'
+export type { FavoritesService } from './service'
 
-export function createFavorites({ storage }: { storage: Storage; catalogue: unknown }) {
-  if (storage.engine !== 'sqlite') return notYetOnPostgres<ReturnType<typeof legacyFavorites>>('favorites')
-  return legacyFavorites(storage.writer)
+export function createFavorites({ storage, catalogue }: { storage: Storage; catalogue: Pick<CatalogueService, 'promptTitles'> }): FavoritesService {
+  return createFavoritesService(storage.engine === 'sqlite' ? sqliteFavoritesStore(storage) : pgFavoritesStore(storage), catalogue)
 }

@@ -1,11 +1,14 @@
-// TEMPORARY shim (two-engines conversion).
+// Skills: Agent Skills (SKILL.md) for pro and lifetime users. Other features reach them only
+// through this module (the catalogue's importers write them with upsertSkills).
 import type { Storage } from '../../db/storage'
-import { notYetOnPostgres } from '../not-yet'
-import { createSkills as legacySkills } from './service'
+import { createSkillsService, type SkillsService } from './service'
+import { sqliteSkillsStore } from './store.sqlite'
+import { pgSkillsStore } from './store.pg'
 
 export { skillsRoutes } from './routes'
+export type { SkillsService } from './service'
+export type { Outcome as SkillOutcome, SkillInput } from './store'
 
-export function createSkills(storage: Storage) {
-  if (storage.engine !== 'sqlite') return notYetOnPostgres<ReturnType<typeof legacySkills>>('skills')
-  return legacySkills(storage.writer)
+export function createSkills(storage: Storage): SkillsService {
+  return createSkillsService(storage.engine === 'sqlite' ? sqliteSkillsStore(storage) : pgSkillsStore(storage))
 }

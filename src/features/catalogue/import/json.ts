@@ -2,13 +2,13 @@
 // `version`, and optional `categories`, `prompts` and `skills` arrays. The whole file is one
 // transaction: any error, and nothing is written. A prompt's title, description and content and a
 // skill's description and instructions are kept exactly (fields.ts, `exact`).
-import { type Db, writeTransaction } from '../../../db/sqlite/client'
-import { createSkillStore, type SkillInput } from '../../skills/store'
-import { createCatalogueStore, type CategoryInput, type PromptInput, type SubcategoryInput } from '../store'
-import { UUID } from '../text'
+import type { Tx } from '../../../db/storage'
+import { UUID } from '../../../lib/text'
+import type { CategoryInput, PromptInput, SubcategoryInput } from '../store'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { findJsonSyntaxError } from './json-syntax'
 import { newReport, type FileReport, type Progress } from './report'
+import { BATCH, type ImportTarget, type SkillInput } from './target'
 import { invalidBytes, lineAndColumn } from './utf8'
 
 export const CATALOGUE_FORMAT = 'promptlib-catalogue'
@@ -27,10 +27,12 @@ export interface JsonImportOptions {
   text?: string
   onProgress?: Progress
   now?: number
+  /** join this transaction (the demo loader's) instead of running one of its own */
+  tx?: Tx
 }
 
 /** A catalogue file's text (from readUtf8File: bytes that were not UTF-8 are lone surrogates in it). */
-export function importCatalogueText(db: Db, text: string, opts: Omit<JsonImportOptions, 'text'>): FileReport {
+export async function importCatalogueText(target: ImportTarget, text: string, opts: Omit<JsonImportOptions, 'text'>): Promise<FileReport> {
   const report = newReport(opts.file, 'json')
   const fail = (line: number | null, message: string) => void report.errors.push({ file: opts.file, line, message })
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
@@ -50,10 +52,10 @@ export function importCatalogueText(db: Db, text: string, opts: Omit<JsonImportO
     }
     return report
   }
-  return importCatalogueData(db, data, { ...opts, text })
+  return importCatalogueData(target, data, { ...opts, text })
 }
 
-export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptions): FileReport {
+export async function importCatalogueData(target: ImportTarget, data: unknown, opts: JsonImportOptions): Promise<FileReport> {
   const { file } = opts
   const report = newReport(file, 'json')
   let lines: Map<string, number> | null = null
@@ -171,12 +173,12 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
   dupes(categories, (c) => c.id, 'category id')
   dupes(prompts, (p) => p.id, 'prompt id')
   dupes(skills, (s) => s.id, 'skill name')
-  const store = createCatalogueStore(db)
   const fileSubs = new Map(categories.map((c) => [c.value.id, new Set(c.value.subcategories.map((s) => s.id))]))
+  const stored = await target.catalogue.categoryOutline([...new Set(prompts.map((p) => p.value.categoryId))], opts.tx)
   for (const { value, line } of prompts) {
-    if (!fileSubs.has(value.categoryId) && !store.categoryExists(value.categoryId)) {
+    if (!fileSubs.has(value.categoryId) && !stored.has(value.categoryId)) {
       fail(line(), `prompt ${value.id}: unknown category "${value.categoryId}" (define it in "categories")`)
-    } else if (value.subcategoryId && !fileSubs.get(value.categoryId)?.has(value.subcategoryId) && !store.subcategoryExists(value.categoryId, value.subcategoryId)) {
+    } else if (value.subcategoryId && !fileSubs.get(value.categoryId)?.has(value.subcategoryId) && !stored.get(value.categoryId)?.has(value.subcategoryId)) {
       fail(line(), `prompt ${value.id}: category "${value.categoryId}" has no subcategory "${value.subcategoryId}"`)
     }
   }
@@ -184,34 +186,37 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
 
   const now = opts.now ?? Date.now()
   const outcome = (o: 'created' | 'updated' | 'unchanged') => void report[o]++
+  let bumped = false
   try {
-    writeTransaction(db, () => {
-      const skillStore = createSkillStore(db)
+    await target.transaction(async (tx) => {
       for (const { value } of categories) {
-        outcome(store.upsertCategory(value, now))
-        for (const sub of value.subcategories) store.upsertSubcategory(value.id, sub)
+        outcome(await target.catalogue.upsertCategory(value, now, tx))
+        for (const sub of value.subcategories) await target.catalogue.upsertSubcategory(value.id, sub, tx)
       }
       const total = prompts.length + skills.length
-      let done = 0
-      for (const { value } of prompts) {
-        outcome(store.upsertPrompt(value, now))
-        if (++done % 1000 === 0) opts.onProgress?.(done, total)
-      }
-      for (const { value } of skills) {
-        outcome(skillStore.upsertSkill(value, now))
-        done++
+      const progress = (done: number) => done < total && opts.onProgress?.(done, total)
+      for (const o of await target.catalogue.upsertPrompts(prompts.map((p) => p.value), now, tx, progress)) outcome(o)
+      let done = prompts.length
+      for (let i = 0; i < skills.length; i += BATCH) {
+        const batch = skills.slice(i, i + BATCH).map((s) => s.value)
+        for (const o of await target.skills.upsertSkills(batch, now, tx)) outcome(o)
+        done += batch.length
       }
       opts.onProgress?.(done, total)
-      store.flushSearchIndex()
-      if (report.created + report.updated > 0) store.bumpRevision()
-    })
+      if (report.created + report.updated > 0) {
+        await target.catalogue.bumpRevision(tx)
+        bumped = true
+      }
+    }, opts.tx)
   } catch (error) {
     // A constraint the checks above did not foresee (another process changed the catalogue
     // meanwhile): the transaction rolled back; report it instead of crashing the import.
     if (!(error instanceof Error) || !/constraint/i.test(error.message)) throw error
     report.created = report.updated = report.unchanged = 0
     fail(null, `the import was rolled back: ${error.message}`)
+    return report
   }
+  if (bumped && !opts.tx) await target.committed()
   return report
 }
 

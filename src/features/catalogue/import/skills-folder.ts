@@ -8,11 +8,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import { parseDocument } from 'yaml'
-import { type Db, writeTransaction } from '../../../db/sqlite/client'
-import { createSkillStore, type SkillInput } from '../../skills/store'
-import { cleanText, isSlug, normaliseTags, unstorable } from '../text'
+import { cleanText, isSlug, normaliseTags, unstorable } from '../../../lib/text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { newReport, type FileReport } from './report'
+import type { ImportTarget, SkillInput } from './target'
 import { invalidBytes, readUtf8File } from './utf8'
 
 export const SKILL_FILE = 'SKILL.md'
@@ -65,7 +64,7 @@ export function splitAllowedTools(value: string): string[] {
   return tools
 }
 
-export function importSkillFolder(db: Db, folder: string, opts: { category?: string; now?: number } = {}): FileReport {
+export async function importSkillFolder(target: ImportTarget, folder: string, opts: { category?: string; now?: number } = {}): Promise<FileReport> {
   const file = join(folder, SKILL_FILE)
   const report = newReport(file, 'skill')
   const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
@@ -160,9 +159,9 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
     files: listFiles(folder, report, file),
     instructions: body,
   }
-  writeTransaction(db, () => {
-    report[createSkillStore(db).upsertSkill(skill, opts.now)]++
-  })
+  const now = opts.now ?? Date.now()
+  const [outcome] = await target.transaction((tx) => target.skills.upsertSkills([skill], now, tx))
+  report[outcome!]++
   return report
 }
 

@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { users } from '../accounts/schema.sqlite'
-import { prompts } from '../catalogue/schema'
+import { prompts } from '../catalogue/schema.sqlite'
 
 /**
  * A user's favorite prompts. prompts.favorite_count is kept in step by triggers on this table
