@@ -49,9 +49,8 @@ export async function dbCommand(args: string[], ctx: CliContext): Promise<number
     ctx.out(`copying ${source.file} to ${redactUrl(to)}`)
     const counts = await copySqliteToPostgres(source, target, (name, rows) => ctx.err(`  ${name}: ${rows} row(s)`))
     // The search vectors are PostgreSQL's own columns: built from the copied rows.
-    const usage = createUsage(target)
-    await createCatalogue({ storage: target, usage }).rebuildSearchIndex()
-    await createSkills(target).rebuildSearchIndex()
+    const skills = createSkills(target)
+    await createCatalogue({ storage: target, usage: createUsage(target), skills }).rebuildSearchIndex()
     const secretFile = join(ctx.config.dataDir, JWT_SECRET_FILE)
     if (!ctx.config.jwtSecret && existsSync(secretFile)) {
       await sharedSetting(target, 'jwt_secret', () => readFileSync(secretFile, 'utf8').trim())
