@@ -200,8 +200,7 @@ describe('transitions', () => {
     expect((await json(await t.request('/api/user/me', { token: user.token }))).limits.optimizations_per_day).toBe(3)
   })
 
-  // Skills and the optimizer still answer on SQLite only while their conversion to the storage ports is under way.
-  test.skipIf(TEST_ENGINE === 'postgres')('a tier change reaches skills and the daily optimizer quota on the next request', async () => {
+  test('a tier change reaches skills and the daily optimizer quota on the next request', async () => {
     const user = await register(t)
     await problem(await t.request('/api/skills', { token: user.token }), 403, 'upgrade_required')
     const optimize = () =>

@@ -11,5 +11,5 @@ try {
   afterAll(async () => {
     for (const dir of createdTempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
     await dropTestDatabases()
-  })
+  }, 300_000) // dropping a PostgreSQL pass's hundreds of databases takes a while
 } catch {}
