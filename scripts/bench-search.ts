@@ -29,12 +29,18 @@ const { values: opts } = parseArgs({
 })
 if (opts.engine !== 'sqlite' && opts.engine !== 'postgres') throw new Error('--engine sqlite|postgres')
 const onPostgres = opts.engine === 'postgres'
-if (onPostgres && !opts['database-url']) throw new Error('--engine postgres needs --database-url postgres://…/postgres (an admin URL of a throwaway cluster)')
+if (onPostgres && !opts['database-url'])
+  throw new Error('--engine postgres needs --database-url postgres://…/postgres (an admin URL of a throwaway cluster)')
 const promptCount = Number(opts.prompts)
 const queryCount = Number(opts.queries)
 const command = opts.binary ? [join(ROOT, opts.binary)] : [process.execPath, join(ROOT, 'src/main.ts')]
 const dataDir = tempDir('promptlib-bench-search-')
-const env: Record<string, string> = { DATA_DIR: dataDir, DEMO_CATALOGUE: 'false', LOG_LEVEL: 'warn', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' }
+const env: Record<string, string> = {
+  DATA_DIR: dataDir,
+  DEMO_CATALOGUE: 'false',
+  LOG_LEVEL: 'warn',
+  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+}
 
 // PostgreSQL: a database of its own on the given cluster, dropped at the end.
 const admin = onPostgres ? postgres(opts['database-url']!, { max: 1, onnotice: () => {} }) : null
@@ -59,7 +65,9 @@ const { chars, longest } = (() => {
   }
 })()
 Bun.gc(true) // the generated objects are large; free them before the import runs beside this process
-console.log(`  ${(statSync(file).size / 1e6).toFixed(0)} MB of JSON; content ${(chars / 1e6).toFixed(0)} M characters, mean ${Math.round(chars / promptCount)}, longest ${longest.toLocaleString('en-US')}`)
+console.log(
+  `  ${(statSync(file).size / 1e6).toFixed(0)} MB of JSON; content ${(chars / 1e6).toFixed(0)} M characters, mean ${Math.round(chars / promptCount)}, longest ${longest.toLocaleString('en-US')}`,
+)
 
 const t0 = performance.now()
 const imported = spawnSync(command[0]!, [...command.slice(1), 'import', file], { env: { ...process.env, ...env }, encoding: 'utf8' })
@@ -68,7 +76,13 @@ if (imported.status !== 0) throw new Error(`import failed: ${imported.stderr}`)
 console.log(
   `import (promptlib import, a fresh process, JSON parse included): ${importSeconds.toFixed(1)} s  (target <= ${IMPORT_TARGET_S} s)${importSeconds <= IMPORT_TARGET_S ? '  ok' : '  MISSED'}`,
 )
-console.log(imported.stdout.trim().split('\n').map((l) => `  ${l}`).join('\n'))
+console.log(
+  imported.stdout
+    .trim()
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n'),
+)
 
 const port = freePort()
 const url = `http://127.0.0.1:${port}`
@@ -99,7 +113,10 @@ try {
   const empty = totals.filter((n) => n === 0).length
   const capped = totals.filter((n) => n >= 1000).length
   console.log(`  results: ${empty} queries found nothing, ${capped} matched 1,000 or more (ranked window full)`)
-  const slow = queries.map((q, i) => [times[i]!, q] as const).sort((a, b) => b[0] - a[0]).slice(0, 5)
+  const slow = queries
+    .map((q, i) => [times[i]!, q] as const)
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, 5)
   console.log(`  slowest: ${slow.map(([ms, q]) => `"${q}" ${ms.toFixed(1)} ms`).join(', ')}`)
 } finally {
   await server.stop()

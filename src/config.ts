@@ -233,7 +233,10 @@ export function loadConfig(env: Env = process.env): Config {
     .filter(Boolean)
   for (const prefix of certUrlPrefixes) {
     if (!/^https?:\/\/[^/\s]+\/\S*$/.test(prefix)) {
-      throw new ConfigError('PAYPAL_CERT_URL_PREFIXES', `"${prefix}" is not a URL prefix like https://api-m.paypal.com/ (scheme, host and a path ending the host)`)
+      throw new ConfigError(
+        'PAYPAL_CERT_URL_PREFIXES',
+        `"${prefix}" is not a URL prefix like https://api-m.paypal.com/ (scheme, host and a path ending the host)`,
+      )
     }
   }
   const smtpUrl = read(env, 'SMTP_URL')

@@ -23,7 +23,10 @@ describe('POST /api/auth/register', async () => {
 
   test('the token carries user_id, email, iat and exp (7 days), signed HS256', async () => {
     const { token, user } = await register(t)
-    const [header, payload] = token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()))
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()))
     expect(header.alg).toBe('HS256')
     expect(payload.user_id).toBe(user.id)
     expect(payload.email).toBe(user.email)
@@ -147,7 +150,11 @@ describe('GET /api/user/me', async () => {
 describe('POST /api/user/password', async () => {
   test('204; earlier JWTs stop working, the new password logs in', async () => {
     const { token, email } = await register(t)
-    const res = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD, new_password: 'a brand new passphrase' } })
+    const res = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: GOOD_PASSWORD, new_password: 'a brand new passphrase' },
+    })
     expect(res.status).toBe(204)
     await problem(await t.request('/api/user/me', { token }), 401, 'token_revoked')
     await problem(await postLogin({ email, password: GOOD_PASSWORD }), 401, 'invalid_credentials')
@@ -160,7 +167,11 @@ describe('POST /api/user/password', async () => {
   test('wrong current password → 422 invalid_current_password (never 401)', async () => {
     const { token } = await register(t)
     await problem(
-      await t.request('/api/user/password', { method: 'POST', token, json: { current_password: 'wrong wrong wrong', new_password: 'another good passphrase' } }),
+      await t.request('/api/user/password', {
+        method: 'POST',
+        token,
+        json: { current_password: 'wrong wrong wrong', new_password: 'another good passphrase' },
+      }),
       422,
       'invalid_current_password',
     )
@@ -175,7 +186,11 @@ describe('POST /api/user/password', async () => {
       'weak_password',
     )
     expect(body.errors).toEqual([{ path: '/new_password', message: expect.any(String) }])
-    const blank = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD, new_password: ' '.repeat(12) } })
+    const blank = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: GOOD_PASSWORD, new_password: ' '.repeat(12) },
+    })
     await problem(blank, 422, 'weak_password')
     expect((await postLogin({ email, password: GOOD_PASSWORD })).status).toBe(200)
   })
@@ -183,7 +198,11 @@ describe('POST /api/user/password', async () => {
   test('needs authentication and a valid body', async () => {
     await problem(await t.request('/api/user/password', { method: 'POST', json: { current_password: 'a', new_password: 'b' } }), 401, 'missing_token')
     const { token } = await register(t)
-    await problem(await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD } }), 422, 'validation_failed')
+    await problem(
+      await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD } }),
+      422,
+      'validation_failed',
+    )
   })
 })
 

@@ -15,7 +15,8 @@ function files(dir: string): string[] {
 }
 
 const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }))
-const importsOf = (text: string) => [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]!)
+const importsOf = (text: string) =>
+  [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]!)
 
 /** The feature a source file belongs to, or null. */
 const featureOf = (path: string) => /^features\/([^/]+)\//.exec(path)?.[1] ?? null
@@ -67,6 +68,10 @@ describe('module boundaries', () => {
 
   test('every feature has an index.ts', () => {
     const features = readdirSync(join(SRC, 'features'))
-    for (const feature of features) expect(sources.some((s) => s.path === `features/${feature}/index.ts`), feature).toBe(true)
+    for (const feature of features)
+      expect(
+        sources.some((s) => s.path === `features/${feature}/index.ts`),
+        feature,
+      ).toBe(true)
   })
 })

@@ -140,7 +140,11 @@ describe('macros', async () => {
 describe('login and register rate limit (per client address)', async () => {
   const limited = await makeTestApp({ AUTH_RATE_LIMIT: '3', TRUST_PROXY: 'true' })
   const attempt = (ip: string) =>
-    limited.request('/api/auth/login', { method: 'POST', json: { email: 'x@example.com', password: 'whatever123' }, headers: { 'x-forwarded-for': `203.0.113.9, ${ip}` } })
+    limited.request('/api/auth/login', {
+      method: 'POST',
+      json: { email: 'x@example.com', password: 'whatever123' },
+      headers: { 'x-forwarded-for': `203.0.113.9, ${ip}` },
+    })
 
   test('the fourth attempt in a minute → 429 rate_limited with Retry-After; other addresses unaffected', async () => {
     for (let i = 0; i < 3; i++) expect((await attempt('198.51.100.1')).status).toBe(401)
@@ -163,10 +167,18 @@ describe('login and register rate limit (per client address)', async () => {
 
   test('only the right-most X-Forwarded-For entry counts (the left ones are client-supplied)', async () => {
     for (let i = 0; i < 3; i++) {
-      await limited.request('/api/auth/login', { method: 'POST', json: { email: 'x@example.com', password: 'whatever123' }, headers: { 'x-forwarded-for': `10.0.0.${i}, 198.51.100.4` } })
+      await limited.request('/api/auth/login', {
+        method: 'POST',
+        json: { email: 'x@example.com', password: 'whatever123' },
+        headers: { 'x-forwarded-for': `10.0.0.${i}, 198.51.100.4` },
+      })
     }
     await problem(
-      await limited.request('/api/auth/login', { method: 'POST', json: { email: 'x@example.com', password: 'whatever123' }, headers: { 'x-forwarded-for': '10.9.9.9, 198.51.100.4' } }),
+      await limited.request('/api/auth/login', {
+        method: 'POST',
+        json: { email: 'x@example.com', password: 'whatever123' },
+        headers: { 'x-forwarded-for': '10.9.9.9, 198.51.100.4' },
+      }),
       429,
       'rate_limited',
     )

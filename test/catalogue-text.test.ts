@@ -80,7 +80,12 @@ describe('previewOf', () => {
 
 describe('tags and slugs', () => {
   test('normalised to slugs, unique, any script', () => {
-    expect(normaliseTags(['Email Marketing', 'email-marketing', ' Café ', '日本語', '!!!', 'C++'])).toEqual(['email-marketing', 'cafe', '日本語', 'c'])
+    expect(normaliseTags(['Email Marketing', 'email-marketing', ' Café ', '日本語', '!!!', 'C++'])).toEqual([
+      'email-marketing',
+      'cafe',
+      '日本語',
+      'c',
+    ])
     expect(slugify('  Hello, World!  ')).toBe('hello-world')
   })
 })
@@ -150,7 +155,13 @@ describe('PostgreSQL query and vectors (literals of folded words)', () => {
   })
 
   test('a matching vector: the distinct words, no positions; folded whole, the same words as one by one', () => {
-    const lexemes = (vector: string) => new Set(vector.split(' ').map((w) => w.replace(/^'|'$/g, '')).filter(Boolean))
+    const lexemes = (vector: string) =>
+      new Set(
+        vector
+          .split(' ')
+          .map((w) => w.replace(/^'|'$/g, ''))
+          .filter(Boolean),
+      )
     expect(lexemes(wordSetVector(['Zebra zebra', 'ZEBRA crossing']))).toEqual(new Set(['zebra', 'crossing']))
     const texts = [
       'Plain ASCII, with punctuation: e-mail, C++, 3.14 and under_score!',
@@ -216,12 +227,18 @@ describe('locateRecords', () => {
 
 describe('splitAllowedTools', () => {
   test('spaces or commas, never inside parentheses', () => {
-    expect(splitAllowedTools('Read, Grep Bash(git diff:*) Bash(npm run test:*)')).toEqual(['Read', 'Grep', 'Bash(git diff:*)', 'Bash(npm run test:*)'])
+    expect(splitAllowedTools('Read, Grep Bash(git diff:*) Bash(npm run test:*)')).toEqual([
+      'Read',
+      'Grep',
+      'Bash(git diff:*)',
+      'Bash(npm run test:*)',
+    ])
   })
 })
 
 describe('decodeUtf8', () => {
-  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Uint8Array.from(p))))
+  const bytes = (...parts: (string | number[])[]) =>
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Uint8Array.from(p))))
 
   test('valid UTF-8 as is, a byte-order mark and a real U+FFFD kept', () => {
     const text = '\ufeffaé€😀\ufffd\u001f'
@@ -242,7 +259,10 @@ describe('decodeUtf8', () => {
 
   test('invalidBytes: the first bad byte of each line, with line and column', () => {
     const text = decodeUtf8(bytes('ok\nab', [0xff, 0xfe], '\n\n😀', [0x80]))
-    expect(invalidBytes(text)).toEqual([{ line: 2, column: 3 }, { line: 4, column: 2 }])
+    expect(invalidBytes(text)).toEqual([
+      { line: 2, column: 3 },
+      { line: 4, column: 2 },
+    ])
     expect(invalidBytes('fine 😀')).toEqual([])
   })
 })
@@ -252,7 +272,10 @@ describe('unstorable', () => {
     expect(unstorable('a\u0000b')).toEqual({ index: 1, problem: 'contains NUL (U+0000), which cannot be stored' })
     expect(unstorable('a\u0000b', { nul: false })).toBeNull()
     expect(unstorable('😀 \ud800')!.problem).toBe('contains a lone surrogate (\\ud800), which cannot be stored')
-    expect(unstorable('x\udce9', { fromBytes: true })).toEqual({ index: 1, problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)' })
+    expect(unstorable('x\udce9', { fromBytes: true })).toEqual({
+      index: 1,
+      problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)',
+    })
     expect(unstorable('\u0001\u001f\u007f\ufffd😀')).toBeNull()
   })
 })
@@ -264,7 +287,8 @@ describe('findJsonSyntaxError', () => {
   }
 
   test('valid JSON has none', () => {
-    for (const text of ['{}', ' [1, -2.5e+3, "a\\u00e9\\n", true, false, null, {"k": []}] ', '"\ud800"', '0']) expect(findJsonSyntaxError(text)).toBeNull()
+    for (const text of ['{}', ' [1, -2.5e+3, "a\\u00e9\\n", true, false, null, {"k": []}] ', '"\ud800"', '0'])
+      expect(findJsonSyntaxError(text)).toBeNull()
   })
 
   test('the first error, where it is', () => {
@@ -280,7 +304,20 @@ describe('findJsonSyntaxError', () => {
   })
 
   test('every text JSON.parse refuses has an error found, and none it accepts', () => {
-    const samples = ['{"a":[1,{"b":null}]}', '{"a":[1,{"b":nul}]}', '[1,]', '[-]', '[1.]', '[.5]', '"\t"', '"\\u12"', '{"a":1}}', '[[[]]', 'NaN', '[1e5, -0, 0.1E-2]']
+    const samples = [
+      '{"a":[1,{"b":null}]}',
+      '{"a":[1,{"b":nul}]}',
+      '[1,]',
+      '[-]',
+      '[1.]',
+      '[.5]',
+      '"\t"',
+      '"\\u12"',
+      '{"a":1}}',
+      '[[[]]',
+      'NaN',
+      '[1e5, -0, 0.1E-2]',
+    ]
     for (const text of samples) {
       let parses = true
       try {

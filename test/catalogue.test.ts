@@ -20,8 +20,20 @@ beforeAll(async () => {
   await importRecords(t, {
     categories: [{ id: 'zoo', name: 'Zoo', icon: '🦓', order: 99, subcategories: [{ id: 'stripes', name: 'Stripes' }] }],
     prompts: [
-      { id: 'aaaaaaaa-0000-4000-8000-000000000001', title: 'Plain prompt', category: 'zoo', content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"' },
-      { id: 'aaaaaaaa-0000-4000-8000-000000000002', title: 'Zebra crossing designer', category: 'zoo', subcategory: 'stripes', tags: ['Road Safety'], content: 'Design a crossing.' },
+      {
+        id: 'aaaaaaaa-0000-4000-8000-000000000001',
+        title: 'Plain prompt',
+        category: 'zoo',
+        content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"',
+      },
+      {
+        id: 'aaaaaaaa-0000-4000-8000-000000000002',
+        title: 'Zebra crossing designer',
+        category: 'zoo',
+        subcategory: 'stripes',
+        tags: ['Road Safety'],
+        content: 'Design a crossing.',
+      },
       { id: 'aaaaaaaa-0000-4000-8000-000000000003', title: 'Kokosnuss', category: 'zoo', content: `Ünïcödé café ${'filler '.repeat(100)} end` },
     ],
   })
@@ -37,7 +49,14 @@ describe('GET /api/categories', async () => {
     expect(Object.keys(items[0]).sort()).toEqual(['description', 'icon', 'id', 'name', 'prompt_count', 'subcategories'])
     expect(items[0].subcategories).toContainEqual({ id: 'email', name: 'Email', prompt_count: 1 })
     const zoo = items.at(-1)
-    expect(zoo).toEqual({ id: 'zoo', name: 'Zoo', description: '', icon: '🦓', prompt_count: zoo.prompt_count, subcategories: [{ id: 'stripes', name: 'Stripes', prompt_count: 1 }] })
+    expect(zoo).toEqual({
+      id: 'zoo',
+      name: 'Zoo',
+      description: '',
+      icon: '🦓',
+      prompt_count: zoo.prompt_count,
+      subcategories: [{ id: 'stripes', name: 'Stripes', prompt_count: 1 }],
+    })
     expect(zoo.prompt_count).toBeGreaterThanOrEqual(3)
     for (const c of items) {
       expect(c.prompt_count).toBeGreaterThanOrEqual(c.subcategories.reduce((n: number, s: { prompt_count: number }) => n + s.prompt_count, 0))
@@ -75,9 +94,18 @@ describe('GET /api/categories/{id}/prompts', async () => {
     const body = await json(res)
     expect(body).toMatchObject({ limit: 2, offset: 0, total: expect.any(Number) })
     expect(body.items).toHaveLength(2)
-    expect(Object.keys(body.items[0]).sort()).toEqual(
-      ['category_id', 'created_at', 'description', 'favorite_count', 'id', 'preview', 'subcategory_id', 'tags', 'title', 'updated_at'],
-    )
+    expect(Object.keys(body.items[0]).sort()).toEqual([
+      'category_id',
+      'created_at',
+      'description',
+      'favorite_count',
+      'id',
+      'preview',
+      'subcategory_id',
+      'tags',
+      'title',
+      'updated_at',
+    ])
     expect([...body.items[0].preview].length).toBeLessThanOrEqual(201)
     const next = await json(await get(`/api/categories/writing/prompts?limit=2&offset=2`))
     expect(next.items[0].id).not.toBe(body.items[0].id)
@@ -87,7 +115,9 @@ describe('GET /api/categories/{id}/prompts', async () => {
     const newest = (await json(await get('/api/categories/writing/prompts?sort=newest&limit=100'))).items
     const dates = newest.map((p: { created_at: string }) => p.created_at)
     expect(dates).toEqual([...dates].sort().reverse())
-    const byTitle = (await json(await get('/api/categories/writing/prompts?sort=title&limit=100'))).items.map((p: { title: string }) => p.title.toLowerCase())
+    const byTitle = (await json(await get('/api/categories/writing/prompts?sort=title&limit=100'))).items.map((p: { title: string }) =>
+      p.title.toLowerCase(),
+    )
     expect(byTitle).toEqual([...byTitle].sort())
   })
 
@@ -121,7 +151,13 @@ describe('GET /api/search', async () => {
   test('heads first: an older title match ranks above a newer content-only match; title outweighs description', async () => {
     await importRecords(t, {
       prompts: [
-        { id: 'bbbbbbbb-0000-4000-8000-000000000001', title: 'Quokka description only', category: 'zoo', description: 'All about the wombat.', content: 'x' },
+        {
+          id: 'bbbbbbbb-0000-4000-8000-000000000001',
+          title: 'Quokka description only',
+          category: 'zoo',
+          description: 'All about the wombat.',
+          content: 'x',
+        },
         { id: 'bbbbbbbb-0000-4000-8000-000000000002', title: 'Wombat in the title', category: 'zoo', content: 'y' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000003', title: 'Newest, content only', category: 'zoo', content: 'wombat wombat wombat wombat' },
       ],
@@ -192,10 +228,45 @@ describe('GET /api/search', async () => {
 
   test('hostile text is only ever text: never a 500, never FTS5 syntax', async () => {
     const hostile = [
-      '"', '""', '"zebra', 'zebra"', '*', 'zebra*', '* zebra', 'NEAR(zebra', 'NEAR(', ')', '(', '((zebra', 'zebra OR', 'OR', 'AND', 'NOT',
-      'zebra NOT zebra', '-zebra', '^zebra', 'title:zebra', '{title}: zebra', 'zebra:', "'; DROP TABLE prompts; --", '<script>alert(1)</script>',
-      '🦓', '🦓 zebra', 'zebra\u0000', '\u0000', 'a\ud800b', '\udfff', '\u202e', 'x'.repeat(5000), 'zebra '.repeat(1000), '%', '%%', '\\', 'rowid=1',
-      'facets: c7a6f6f', 'c7a6f6f',
+      '"',
+      '""',
+      '"zebra',
+      'zebra"',
+      '*',
+      'zebra*',
+      '* zebra',
+      'NEAR(zebra',
+      'NEAR(',
+      ')',
+      '(',
+      '((zebra',
+      'zebra OR',
+      'OR',
+      'AND',
+      'NOT',
+      'zebra NOT zebra',
+      '-zebra',
+      '^zebra',
+      'title:zebra',
+      '{title}: zebra',
+      'zebra:',
+      "'; DROP TABLE prompts; --",
+      '<script>alert(1)</script>',
+      '🦓',
+      '🦓 zebra',
+      'zebra\u0000',
+      '\u0000',
+      'a\ud800b',
+      '\udfff',
+      '\u202e',
+      'x'.repeat(5000),
+      'zebra '.repeat(1000),
+      '%',
+      '%%',
+      '\\',
+      'rowid=1',
+      'facets: c7a6f6f',
+      'c7a6f6f',
     ]
     for (const q of hostile) {
       const res = await get(`/api/search?q=${encodeURIComponent(q.replace(/[\ud800-\udfff]/g, '\ufffd'))}`)
@@ -210,7 +281,6 @@ describe('GET /api/search', async () => {
     }
     expect((await search('"zebra"')).total).toBe(2)
     expect((await search('zebra OR kokosnuss')).total).toBe(0) // OR is a word here, and an unknown one
-    
   })
 
   test('only stopwords still search; only punctuation finds nothing', async () => {
@@ -219,7 +289,17 @@ describe('GET /api/search', async () => {
   })
 
   test('bad input → 422', async () => {
-    for (const q of ['', 'q=', 'q=%20%20', 'q=%09%0A', `q=${'x'.repeat(10_001)}`, 'q=a&limit=0', 'q=a&limit=1000', 'q=a&offset=-3', 'q=a&category=Not%20Slug']) {
+    for (const q of [
+      '',
+      'q=',
+      'q=%20%20',
+      'q=%09%0A',
+      `q=${'x'.repeat(10_001)}`,
+      'q=a&limit=0',
+      'q=a&limit=1000',
+      'q=a&offset=-3',
+      'q=a&category=Not%20Slug',
+    ]) {
       await problem(await get(`/api/search?${q}`), 422, 'validation_failed')
     }
   })
@@ -251,7 +331,13 @@ describe('GET /api/prompts/{id}', async () => {
       { name: 'tone', default: 'friendly', options: null },
       { name: 'format', default: null, options: ['list', 'table'] },
     ])
-    expect(body).toMatchObject({ id: WELCOME, title: 'Welcome email sequence', category_id: 'marketing', subcategory_id: 'email', tags: ['onboarding', 'email-marketing'] })
+    expect(body).toMatchObject({
+      id: WELCOME,
+      title: 'Welcome email sequence',
+      category_id: 'marketing',
+      subcategory_id: 'email',
+      tags: ['onboarding', 'email-marketing'],
+    })
     expect(body.created_at).toBe('2026-01-05T10:00:00.000Z')
   })
 
@@ -292,7 +378,14 @@ describe('OpenAPI', async () => {
     }
     expect(doc.tags.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['catalogue', 'skills', 'favorites']))
     expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '404', '422', '429'])
-    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['category', 'limit', 'offset', 'q', 'subcategory', 'tag'])
+    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'category',
+      'limit',
+      'offset',
+      'q',
+      'subcategory',
+      'tag',
+    ])
   })
 })
 
@@ -367,7 +460,9 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: content-only matches of
     const first = await page(0)
     expect(first.total).toBe(1000)
     expect(first.items[0].title).toBe('Item 1099')
-    const titles = [...first.items, ...(await page(400)).items, ...(await page(500)).items, ...(await page(900)).items].map((i: { title: string }) => i.title)
+    const titles = [...first.items, ...(await page(400)).items, ...(await page(500)).items, ...(await page(900)).items].map(
+      (i: { title: string }) => i.title,
+    )
     expect(titles.slice(0, 100)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${1099 - i}`))
     expect(titles.slice(100, 200)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${699 - i}`))
     expect(titles.slice(200, 300)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${599 - i}`))

@@ -61,7 +61,9 @@ describe('promptlib CLI', () => {
     const env = await processEnv()
     expect(cli(['migrate'], env).code).toBe(0)
     await withStorage(env, (storage) =>
-      sqlRun(storage, `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'free', $1, $1)`, [new Date(1)]),
+      sqlRun(storage, `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'free', $1, $1)`, [
+        new Date(1),
+      ]),
     )
 
     const set = cli(['user', 'set-tier', 'ADA@example.com', 'pro'], env)
@@ -91,7 +93,11 @@ describe('promptlib CLI', () => {
     expect(cli(['migrate'], env).code).toBe(0)
     const now = Date.now()
     await withStorage(env, async (storage) => {
-      await sqlRun(storage, `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'pro', $1, $1)`, [new Date(1)])
+      await sqlRun(
+        storage,
+        `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'pro', $1, $1)`,
+        [new Date(1)],
+      )
       const token = `INSERT INTO personal_access_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ($1, 'u1', $2, $3, $4, $5)`
       await sqlRun(storage, token, ['tok1', 'ci runner', 'h1', new Date(now), new Date(now + 86_400_000)])
       await sqlRun(storage, token, ['tok2', 'old', 'h2', new Date(now - 10), new Date(now - 5)])

@@ -95,7 +95,9 @@ describe.skipIf(!enabled)('a cluster: 3 instances on one PostgreSQL behind nginx
         format: 'promptlib-catalogue',
         version: 1,
         categories: [{ id: 'cluster-zoo', name: 'Cluster zoo' }],
-        prompts: [{ id: 'c1a57e00-0000-4000-8000-000000000001', title: 'Seen everywhere', category: 'cluster-zoo', content: 'Imported through one process.' }],
+        prompts: [
+          { id: 'c1a57e00-0000-4000-8000-000000000001', title: 'Seen everywhere', category: 'cluster-zoo', content: 'Imported through one process.' },
+        ],
       }),
     )
     const imported = await cliAsync(['import', file], env)

@@ -83,7 +83,12 @@ describe('interactive docs', async () => {
 
 describe('documentation in the repository', async () => {
   const root = resolve(import.meta.dir, '..')
-  const markdown = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))]
+  const markdown = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join('docs', f)),
+  ]
 
   test('README and docs link only to files inside the repository (a clone has nothing beside it)', () => {
     for (const file of markdown) {

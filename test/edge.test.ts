@@ -24,7 +24,11 @@ describe('CORS', async () => {
   test('a preflight from an allowed origin → 204 with methods and headers', async () => {
     const res = await t.request('/api/user/tokens', {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     })
     expect(res.status).toBe(204)
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
@@ -50,7 +54,11 @@ describe('edge answers', async () => {
   const t = await makeTestApp()
 
   test('an announced body over 1 MiB is refused before it is read, with the usual headers', async () => {
-    const res = await t.request('/api/auth/login', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } })
+    const res = await t.request('/api/auth/login', {
+      method: 'POST',
+      body: 'x'.repeat(1024 * 1024 + 1),
+      headers: { 'content-type': 'application/json' },
+    })
     const id = res.headers.get('x-request-id')
     await problem(res, 413, 'payload_too_large')
     expect(id).toBeTruthy()
@@ -62,7 +70,10 @@ describe('edge answers', async () => {
       await t.request('/api/health', { method: 'HEAD' }),
       await t.request('/api/docs'),
       await t.request('/api/openapi.json'),
-      await t.request('/api/auth/register', { method: 'POST', json: { email: 'nosniff@example.com', password: 'Correct-Horse-Battery-9', name: 'N' } }),
+      await t.request('/api/auth/register', {
+        method: 'POST',
+        json: { email: 'nosniff@example.com', password: 'Correct-Horse-Battery-9', name: 'N' },
+      }),
       await t.request('/api/auth/register', { method: 'POST', json: { email: 'nope' } }),
       await t.request('/api/nope'),
       await t.request('/api/user/me'),

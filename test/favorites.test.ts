@@ -57,7 +57,16 @@ describe('favorites', async () => {
 
   test('bad input: unknown prompt 404; not a UUID, missing, extra or wrong-typed fields 422; no token 401', async () => {
     await problem(await add(alice.token, { prompt_id: '99999999-9999-4999-8999-999999999999' }), 404, 'not_found')
-    for (const body of [{}, { prompt_id: 'nope' }, { prompt_id: 42 }, { prompt_id: null }, { prompt_id: ids[0], extra: 1 }, { prompt_id: `${ids[0]}'--` }, { prompt_id: '🙂' }, [ids[0]]]) {
+    for (const body of [
+      {},
+      { prompt_id: 'nope' },
+      { prompt_id: 42 },
+      { prompt_id: null },
+      { prompt_id: ids[0], extra: 1 },
+      { prompt_id: `${ids[0]}'--` },
+      { prompt_id: '🙂' },
+      [ids[0]],
+    ]) {
       await problem(await add(alice.token, body), 422, 'validation_failed')
     }
     await problem(await remove(alice.token, 'not-a-uuid'), 422, 'validation_failed')

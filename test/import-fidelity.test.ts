@@ -29,9 +29,11 @@ const served = async (id: string) => {
 }
 
 /** prompts.chat's CSV stores a multi-file skill as one prompt: `\u001FFILE:path\u001E` before each file. */
-const MULTI_FILE = '# Deploy helper\nRun the script.\u001FFILE:scripts/deploy.sh\u001E#!/bin/sh\necho deploy\u001FFILE:README.md\u001ESee SKILL.md.\u001E'
+const MULTI_FILE =
+  '# Deploy helper\nRun the script.\u001FFILE:scripts/deploy.sh\u001E#!/bin/sh\necho deploy\u001FFILE:README.md\u001ESee SKILL.md.\u001E'
 
-const catalogue = (prompts: unknown[]) => JSON.stringify({ format: 'promptlib-catalogue', version: 1, categories: [{ id: 'fidelity', name: 'Fidelity' }], prompts }, null, 2)
+const catalogue = (prompts: unknown[]) =>
+  JSON.stringify({ format: 'promptlib-catalogue', version: 1, categories: [{ id: 'fidelity', name: 'Fidelity' }], prompts }, null, 2)
 
 describe('prompts.csv', async () => {
   test('control characters (U+0007, U+001E, U+001F) are kept; only the contract’s trim applies', async () => {
@@ -51,7 +53,10 @@ describe('prompts.csv', async () => {
 
   test('NUL refuses its row with file, line and field; the file changes nothing', async () => {
     const before = await promptCount()
-    const path = file('csv', 'act,prompt\n"Fine","A fine row."\n"Has NUL","before\u0000after"\n"Multi-line","first line\nsecond \u0000 line"\n"Also \u0000 fine","ok"\n')
+    const path = file(
+      'csv',
+      'act,prompt\n"Fine","A fine row."\n"Has NUL","before\u0000after"\n"Multi-line","first line\nsecond \u0000 line"\n"Also \u0000 fine","ok"\n',
+    )
     const report = await importOne(path)
     expect(report.errors).toEqual([
       { file: path, line: 3, message: expect.stringMatching(/^"prompt" contains NUL \(U\+0000\)/) },
@@ -64,7 +69,10 @@ describe('prompts.csv', async () => {
 
   test('bytes that are not UTF-8 refuse their row with file, line and field (never silently U+FFFD)', async () => {
     const before = await promptCount()
-    const path = file('csv', Buffer.concat([Buffer.from('act,prompt\n"Good","fine"\n"Latin-1","caf'), Buffer.from([0xe9]), Buffer.from(' au lait"\n')]))
+    const path = file(
+      'csv',
+      Buffer.concat([Buffer.from('act,prompt\n"Good","fine"\n"Latin-1","caf'), Buffer.from([0xe9]), Buffer.from(' au lait"\n')]),
+    )
     const report = await importOne(path)
     expect(report.errors).toEqual([{ file: path, line: 3, message: expect.stringMatching(/^"prompt" contains bytes that are not valid UTF-8/) }])
     expect(await promptCount()).toBe(before)
@@ -79,15 +87,27 @@ describe('prompts.csv', async () => {
 describe('JSON catalogue', async () => {
   test('title, description and content are kept exactly: control characters, leading and trailing spaces', async () => {
     const id = 'f1de0000-0000-4000-8000-000000000001'
-    const prompt = { id, title: '  Spaced\u001F title ', description: '\u0007bell\u001E ', category: 'fidelity', content: `\n  ${MULTI_FILE}\u0001\u007f\u0085\ufeff\uffff\u2028  \n` }
+    const prompt = {
+      id,
+      title: '  Spaced\u001F title ',
+      description: '\u0007bell\u001E ',
+      category: 'fidelity',
+      content: `\n  ${MULTI_FILE}\u0001\u007f\u0085\ufeff\uffff\u2028  \n`,
+    }
     const report = await importOne(file('json', catalogue([prompt])))
     expect(report.errors).toEqual([])
     const body = await served(id)
-    expect({ title: body.title, description: body.description, content: body.content }).toEqual({ title: prompt.title, description: prompt.description, content: prompt.content })
+    expect({ title: body.title, description: body.description, content: body.content }).toEqual({
+      title: prompt.title,
+      description: prompt.description,
+      content: prompt.content,
+    })
   })
 
   test('emptiness is still checked on the trimmed value', async () => {
-    const report = await importOne(file('json', catalogue([{ id: 'f1de0000-0000-4000-8000-000000000002', title: ' \t ', category: 'fidelity', content: '  \n ' }])))
+    const report = await importOne(
+      file('json', catalogue([{ id: 'f1de0000-0000-4000-8000-000000000002', title: ' \t ', category: 'fidelity', content: '  \n ' }])),
+    )
     expect(report.errors.map((e) => e.message)).toEqual(['prompts[0]: "title" must not be empty', 'prompts[0]: "content" must not be empty'])
   })
 
@@ -139,9 +159,13 @@ describe('JSON catalogue', async () => {
     const broken = file('json', '{\n  "format": "promptlib-catalogue",\n  "version": 1,\n  "prompts": [,]\n}\n')
     expect((await importOne(broken)).errors).toEqual([{ file: broken, line: 4, message: 'not valid JSON: column 15: expected a value, found ","' }])
     const truncated = file('json', '{"format": "promptlib-catalogue", ')
-    expect((await importOne(truncated)).errors).toEqual([{ file: truncated, line: 1, message: 'not valid JSON: column 35: expected a string (a field name), found the end of the file' }])
+    expect((await importOne(truncated)).errors).toEqual([
+      { file: truncated, line: 1, message: 'not valid JSON: column 35: expected a string (a field name), found the end of the file' },
+    ])
     const raw = file('json', '{"format": "promptlib-catalogue",\n "x": "tab\there"}')
-    expect((await importOne(raw)).errors).toEqual([{ file: raw, line: 2, message: 'not valid JSON: column 11: a control character (U+0009) inside a string must be escaped' }])
+    expect((await importOne(raw)).errors).toEqual([
+      { file: raw, line: 2, message: 'not valid JSON: column 11: a control character (U+0009) inside a string must be escaped' },
+    ])
   })
 })
 
@@ -152,7 +176,10 @@ describe('SKILL.md', async () => {
     writeFileSync(join(folder, 'SKILL.md'), content)
     return folder
   }
-  const stored = async (name: string) => (await sqlRows<{ description: string; instructions: string }>(t.storage, 'SELECT description, instructions FROM skills WHERE id = $1', [name]))[0] ?? null
+  const stored = async (name: string) =>
+    (
+      await sqlRows<{ description: string; instructions: string }>(t.storage, 'SELECT description, instructions FROM skills WHERE id = $1', [name])
+    )[0] ?? null
 
   test('the body (instructions) and the description are kept exactly', async () => {
     const body = `\n# Separated\u001Ffiles\n${MULTI_FILE}\n\n`
@@ -163,13 +190,20 @@ describe('SKILL.md', async () => {
 
   test('NUL refuses the skill with its line and field', async () => {
     const folder = skill('nul-body', '---\nname: nul-body\ndescription: Fine. Use when needed.\n---\n# Title\n\nText \u0000 here\n')
-    expect((await importOne(folder)).errors).toEqual([{ file: join(folder, 'SKILL.md'), line: 7, message: expect.stringMatching(/^"instructions" contains NUL/) }])
+    expect((await importOne(folder)).errors).toEqual([
+      { file: join(folder, 'SKILL.md'), line: 7, message: expect.stringMatching(/^"instructions" contains NUL/) },
+    ])
     expect(await stored('nul-body')).toBeNull()
   })
 
   test('bytes that are not UTF-8 refuse the skill with their line', async () => {
-    const folder = skill('latin-1', Buffer.concat([Buffer.from('---\nname: latin-1\ndescription: Fine. Use when needed.\n---\n# Caf'), Buffer.from([0xe9]), Buffer.from('\n')]))
-    expect((await importOne(folder)).errors).toEqual([{ file: join(folder, 'SKILL.md'), line: 5, message: 'column 6: bytes that are not valid UTF-8 (the file must be UTF-8)' }])
+    const folder = skill(
+      'latin-1',
+      Buffer.concat([Buffer.from('---\nname: latin-1\ndescription: Fine. Use when needed.\n---\n# Caf'), Buffer.from([0xe9]), Buffer.from('\n')]),
+    )
+    expect((await importOne(folder)).errors).toEqual([
+      { file: join(folder, 'SKILL.md'), line: 5, message: 'column 6: bytes that are not valid UTF-8 (the file must be UTF-8)' },
+    ])
     expect(await stored('latin-1')).toBeNull()
   })
 })

@@ -28,7 +28,9 @@ async function searchIndexIntact(storage: Storage): Promise<void> {
     })
     return
   }
-  expect(await sqlNumber(storage, 'SELECT count(*) FROM prompts p WHERE NOT EXISTS (SELECT 1 FROM prompt_search s WHERE s.prompt_seq = p.seq)')).toBe(0)
+  expect(await sqlNumber(storage, 'SELECT count(*) FROM prompts p WHERE NOT EXISTS (SELECT 1 FROM prompt_search s WHERE s.prompt_seq = p.seq)')).toBe(
+    0,
+  )
   expect(await sqlNumber(storage, 'SELECT count(*) FROM skills WHERE search IS NULL')).toBe(0)
 }
 
@@ -77,9 +79,17 @@ describe('JSON catalogue', async () => {
     expect(r!.created + r!.updated).toBe(0)
     const text = readFileSync(fx('catalogue-bad.json'), 'utf8') as string
     const lineOf = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) // the record's "{" is one line above
-    expect(r!.errors).toContainEqual({ file: fx('catalogue-bad.json'), line: lineOf('"id": "not-a-uuid"'), message: expect.stringContaining('"id" must be a UUID') })
-    expect(r!.errors).toContainEqual(expect.objectContaining({ line: lineOf('"id": "not-a-uuid"'), message: expect.stringContaining('"title" must not be empty') }))
-    expect(r!.errors).toContainEqual(expect.objectContaining({ line: lineOf('44444444-4444'), message: expect.stringContaining('unknown category "no-such-category"') }))
+    expect(r!.errors).toContainEqual({
+      file: fx('catalogue-bad.json'),
+      line: lineOf('"id": "not-a-uuid"'),
+      message: expect.stringContaining('"id" must be a UUID'),
+    })
+    expect(r!.errors).toContainEqual(
+      expect.objectContaining({ line: lineOf('"id": "not-a-uuid"'), message: expect.stringContaining('"title" must not be empty') }),
+    )
+    expect(r!.errors).toContainEqual(
+      expect.objectContaining({ line: lineOf('44444444-4444'), message: expect.stringContaining('unknown category "no-such-category"') }),
+    )
     expect(r!.warnings).toContainEqual(expect.objectContaining({ message: expect.stringContaining('unknown field "colour"') }))
     const [row] = await sqlRows<{ title: string }>(t.storage, 'SELECT title FROM prompts WHERE id = $1', ['11111111-1111-4111-8111-111111111111'])
     expect(row!.title).toBe('Welcome email sequence')
@@ -89,7 +99,10 @@ describe('JSON catalogue', async () => {
     const t = await makeTestApp()
     await importPaths(t, [fx('catalogue-good.json')])
     const prompt = (id: string, subcategory: string) => ({ id, title: `Later ${subcategory}`, category: 'marketing', subcategory, content: 'x' })
-    const ok = await t.services.catalogue.importCatalogueData({ format: 'promptlib-catalogue', version: 1, prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000001', 'social')] }, { file: 'ok' })
+    const ok = await t.services.catalogue.importCatalogueData(
+      { format: 'promptlib-catalogue', version: 1, prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000001', 'social')] },
+      { file: 'ok' },
+    )
     expect(ok).toMatchObject({ created: 1, errors: [] })
     // The file re-describes the category without the stored subcategory: the stored one still counts.
     const redescribed = await t.services.catalogue.importCatalogueData(
@@ -102,7 +115,10 @@ describe('JSON catalogue', async () => {
       { file: 'redescribed' },
     )
     expect(redescribed.errors).toEqual([])
-    const bad = await t.services.catalogue.importCatalogueData({ format: 'promptlib-catalogue', version: 1, prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000004', 'nope')] }, { file: 'bad' })
+    const bad = await t.services.catalogue.importCatalogueData(
+      { format: 'promptlib-catalogue', version: 1, prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000004', 'nope')] },
+      { file: 'bad' },
+    )
     expect(bad.errors.map((e) => e.message)).toEqual([expect.stringContaining('category "marketing" has no subcategory "nope"')])
   })
 
@@ -195,7 +211,9 @@ describe('Agent Skills folders', async () => {
       'SELECT * FROM skills WHERE id = $1',
       ['pdf-tools'],
     )
-    expect(pdf!.description).toBe('Extracts text and tables from PDF files, fills PDF forms and merges documents. Use when the user works with PDF files.')
+    expect(pdf!.description).toBe(
+      'Extracts text and tables from PDF files, fills PDF forms and merges documents. Use when the user works with PDF files.',
+    )
     expect(JSON.parse(pdf!.files)).toEqual(['assets/template.pdf', 'references/forms.md', 'scripts/extract.py'])
     expect(JSON.parse(pdf!.allowed_tools)).toEqual(['Read', 'Bash(python scripts/extract.py:*)'])
     expect(pdf!.category).toBe('coding')

@@ -125,9 +125,7 @@ describe('the server process', () => {
       // a free user: 10 calls spread over both instances at once → exactly 3 streams
       fake.script = { tokens: ['ok'] }
       const free = await registerOn(a.url, 'two-free@example.com')
-      const calls = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => openStream(i % 2 ? a.url : b.url, free, new AbortController().signal)),
-      )
+      const calls = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(i % 2 ? a.url : b.url, free, new AbortController().signal)))
       expect(calls.filter((r) => r.status === 200)).toHaveLength(3)
       expect(calls.filter((r) => r.status === 429)).toHaveLength(7)
       await Promise.all(calls.map((r) => r.text()))
@@ -156,12 +154,17 @@ describe('the server process', () => {
     expect(cli(['migrate'], env).code).toBe(0)
     const storage = await storageOf(env)
     const now = new Date()
-    await sqlRun(storage, "INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'crash@example.com', 'C', 'pro', $1, $1)", [now])
+    await sqlRun(
+      storage,
+      "INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'crash@example.com', 'C', 'pro', $1, $1)",
+      [now],
+    )
     const insert = (id: string, createdAt: Date) =>
-      sqlRun(storage, "INSERT INTO optimization_history (id, user_id, mode, prompt, engine, status, created_at) VALUES ($1, 'u1', 'enhance', 'p', 'builtin', 'running', $2)", [
-        id,
-        createdAt,
-      ])
+      sqlRun(
+        storage,
+        "INSERT INTO optimization_history (id, user_id, mode, prompt, engine, status, created_at) VALUES ($1, 'u1', 'enhance', 'p', 'builtin', 'running', $2)",
+        [id, createdAt],
+      )
     await insert('stale', new Date(now.getTime() - 60 * 60_000))
     await insert('live', new Date(now.getTime() - 1000)) // another instance's stream: left alone
     const server = await startServer(env)

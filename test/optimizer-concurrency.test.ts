@@ -10,7 +10,8 @@ import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
 // The prompt says what the fake upstream does: answer at once, or hold the stream open.
-fake.script = (request) => (String(request.body?.messages?.at(-1)?.content).includes('hold') ? { tokens: ['held '], hold: true } : { tokens: ['done'] })
+fake.script = (request) =>
+  String(request.body?.messages?.at(-1)?.content).includes('hold') ? { tokens: ['held '], hold: true } : { tokens: ['done'] }
 afterAll(() => fake.stop())
 
 const QUICK = { prompt: 'answer quickly', mode: 'enhance' }

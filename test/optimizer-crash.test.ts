@@ -17,7 +17,8 @@ import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
 // The prompt says what the fake upstream does: stall before any text, or send some and hold.
-fake.script = (request) => (String(request.body?.messages?.at(-1)?.content).includes('stall') ? { headerDelayMs: 120_000 } : { tokens: ['partial '], hold: true })
+fake.script = (request) =>
+  String(request.body?.messages?.at(-1)?.content).includes('stall') ? { headerDelayMs: 120_000 } : { tokens: ['partial '], hold: true }
 afterAll(() => fake.stop())
 
 const PASSWORD = 'a sufficiently long passphrase'
@@ -135,7 +136,13 @@ describe('a server process killed mid-stream', () => {
 
 describe('which registered processes are dead', () => {
   const self = currentProcess()
-  const other = (over: Partial<Registration>): Registration => ({ hostname: self.hostname, pid: process.pid, processStart: null, heartbeatAgeMs: 0, ...over })
+  const other = (over: Partial<Registration>): Registration => ({
+    hostname: self.hostname,
+    pid: process.pid,
+    processStart: null,
+    heartbeatAgeMs: 0,
+    ...over,
+  })
 
   test('same host: dead when the pid is gone, reused by another process, or ours; alive otherwise', async () => {
     const child = spawn('sleep', ['30'])

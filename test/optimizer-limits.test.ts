@@ -132,7 +132,10 @@ describe('the open-stream cap (3 per user)', () => {
     }
     await problem(await optimize(builtin, token, GOOD), 429, 'rate_limited')
     // the same three, but older than any stream can live: they no longer count
-    await sqlRun(builtin.storage, 'UPDATE optimization_history SET created_at = $1 WHERE user_id = $2', [new Date(Date.now() - STALE_RUNNING_MS - 1000), user.id])
+    await sqlRun(builtin.storage, 'UPDATE optimization_history SET created_at = $1 WHERE user_id = $2', [
+      new Date(Date.now() - STALE_RUNNING_MS - 1000),
+      user.id,
+    ])
     expect((await optimizeAll(builtin, token, GOOD)).events.at(-1)!.event).toBe('done')
     expect(await builtin.services.optimizer.sweepStaleRuns()).toBe(3)
     const page = await json(await builtin.request('/api/optimizer/history', { token }))

@@ -141,14 +141,30 @@ describe('authentication before the body', async () => {
     const password = await send('POST /api/user/password', 'x=1', { 'content-type': 'text/plain', authorization: `Bearer ${patToken}` })
     await problem(password, 403, 'jwt_required')
     // with the right credentials the body is judged as before
-    await problem(await send('POST /api/user/password', '{"current_password":', { ...JSON_TYPE, authorization: `Bearer ${free.token}` }), 400, 'malformed_json')
-    await problem(await send('POST /api/user/favorites', 'x', { 'content-type': 'text/plain', authorization: `Bearer ${free.token}` }), 415, 'unsupported_media_type')
-    await problem(await send('POST /api/user/favorites', 'x'.repeat(ONE_MIB + 1), { ...JSON_TYPE, authorization: `Bearer ${free.token}` }), 413, 'payload_too_large')
+    await problem(
+      await send('POST /api/user/password', '{"current_password":', { ...JSON_TYPE, authorization: `Bearer ${free.token}` }),
+      400,
+      'malformed_json',
+    )
+    await problem(
+      await send('POST /api/user/favorites', 'x', { 'content-type': 'text/plain', authorization: `Bearer ${free.token}` }),
+      415,
+      'unsupported_media_type',
+    )
+    await problem(
+      await send('POST /api/user/favorites', 'x'.repeat(ONE_MIB + 1), { ...JSON_TYPE, authorization: `Bearer ${free.token}` }),
+      413,
+      'payload_too_large',
+    )
   })
 
   test('a valid call still works on each guarded body route', async () => {
     const { token, password } = await register(t)
-    const ok = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: password, new_password: 'another long passphrase' } })
+    const ok = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: password, new_password: 'another long passphrase' },
+    })
     expect(ok.status).toBe(204)
   })
 })

@@ -46,9 +46,19 @@ describe('GET /api/skills', async () => {
     expect(body.total).toBeGreaterThanOrEqual(9)
     const names = body.items.map((s: { name: string }) => s.name)
     expect(names).toEqual([...names].sort())
-    expect(Object.keys(body.items[0]).sort()).toEqual(
-      ['allowed_tools', 'category', 'compatibility', 'description', 'files', 'id', 'license', 'metadata', 'name', 'tags', 'updated_at'],
-    )
+    expect(Object.keys(body.items[0]).sort()).toEqual([
+      'allowed_tools',
+      'category',
+      'compatibility',
+      'description',
+      'files',
+      'id',
+      'license',
+      'metadata',
+      'name',
+      'tags',
+      'updated_at',
+    ])
   })
 
   test('category and tag filters', async () => {
@@ -71,8 +81,14 @@ describe('GET /api/skills/{id}', async () => {
   test('the skill with its instructions', async () => {
     const body = await json(await get('/api/skills/release-notes'))
     expect(body).toMatchObject({
-      id: 'release-notes', name: 'release-notes', category: 'coding', tags: ['releases'], license: 'MIT',
-      allowed_tools: ['Read', 'Bash(git log:*)'], files: [], instructions: expect.stringContaining('# Release notes'),
+      id: 'release-notes',
+      name: 'release-notes',
+      category: 'coding',
+      tags: ['releases'],
+      license: 'MIT',
+      allowed_tools: ['Read', 'Bash(git log:*)'],
+      files: [],
+      instructions: expect.stringContaining('# Release notes'),
     })
     expect(body.updated_at).toMatch(/Z$/)
   })
@@ -88,10 +104,14 @@ describe('GET /api/skills/{id}', async () => {
 describe('GET /api/skills/search', async () => {
   test('is the search endpoint, never the skill "search" (which no import may create)', async () => {
     await problem(await get('/api/skills/search'), 422, 'validation_failed')
-    const report = await t.services.catalogue.importCatalogueData({
-      format: 'promptlib-catalogue', version: 1,
-      skills: [{ name: 'search', description: 'A skill that would shadow the endpoint.', instructions: 'x' }],
-    }, { file: 'x' })
+    const report = await t.services.catalogue.importCatalogueData(
+      {
+        format: 'promptlib-catalogue',
+        version: 1,
+        skills: [{ name: 'search', description: 'A skill that would shadow the endpoint.', instructions: 'x' }],
+      },
+      { file: 'x' },
+    )
     expect(report.errors[0]!.message).toContain('reserved')
   })
 

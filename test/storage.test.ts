@@ -67,7 +67,9 @@ describe(`transactions (${TEST_ENGINE})`, async () => {
 
   test('the same item taken concurrently counts once', async () => {
     const subject = `ip:items-${Date.now()}`
-    const results = await Promise.all(Array.from({ length: 20 }, () => t.services.usage.consume({ subject, metric: 'prompts', limit: 10, item: 'one-prompt' })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => t.services.usage.consume({ subject, metric: 'prompts', limit: 10, item: 'one-prompt' })),
+    )
     expect(results.filter((r) => r.allowed && r.counted)).toHaveLength(1)
     expect(results.every((r) => r.allowed)).toBe(true)
     expect(await t.services.usage.used(subject, 'prompts')).toBe(1)
@@ -95,9 +97,13 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('several instances on one PostgreSQL
 
   test('a periodic job runs on one instance at a time', async () => {
     const url = (await freshDatabaseUrl())!
-    const instances = (await Promise.all(Array.from({ length: 3 }, () => openStorage({ dataDir: '/nonexistent', databaseUrl: url, sqlite: { lockTimeoutMs: 1000, synchronous: 'normal' } }, { poolSize: 3 })))).map(
-      (o) => o.storage as PgStorage,
-    )
+    const instances = (
+      await Promise.all(
+        Array.from({ length: 3 }, () =>
+          openStorage({ dataDir: '/nonexistent', databaseUrl: url, sqlite: { lockTimeoutMs: 1000, synchronous: 'normal' } }, { poolSize: 3 }),
+        ),
+      )
+    ).map((o) => o.storage as PgStorage)
     let running = 0
     let most = 0
     let runs = 0

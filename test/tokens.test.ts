@@ -48,7 +48,16 @@ describe('POST /api/user/tokens', async () => {
 
   test('bad names and bodies → 422', async () => {
     const { token } = await userWithTier('lifetime')
-    for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'a\u0000b' }, { name: 5 }, { name: 'ok', scope: 'admin' }, []]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(101) },
+      { name: 'a\u0000b' },
+      { name: 5 },
+      { name: 'ok', scope: 'admin' },
+      [],
+    ]) {
       await problem(await create(token, body), 422, 'validation_failed')
     }
     const hostile = `<script>'; DROP TABLE personal_access_tokens; -- 😈`
@@ -62,7 +71,11 @@ describe('POST /api/user/tokens', async () => {
   })
 
   test('the tier maximum: starter 1, pro 3, lifetime 5 → then 403 token_limit_reached with limit', async () => {
-    for (const [tier, limit] of [['starter', 1], ['pro', 3], ['lifetime', 5]] as const) {
+    for (const [tier, limit] of [
+      ['starter', 1],
+      ['pro', 3],
+      ['lifetime', 5],
+    ] as const) {
       const { token } = await userWithTier(tier)
       for (let i = 0; i < limit; i++) await createPat(token, `t${i}`)
       const body = await problem(await create(token, { name: 'one too many' }), 403, 'token_limit_reached')
@@ -235,7 +248,11 @@ describe('authenticating with a PAT', async () => {
   test('a password change leaves PATs working', async () => {
     const { token, password } = await userWithTier('starter')
     const pat = await createPat(token)
-    const res = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: password, new_password: 'another long passphrase' } })
+    const res = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: password, new_password: 'another long passphrase' },
+    })
     expect(res.status).toBe(204)
     expect((await t.request('/api/user/me', { token: pat.token })).status).toBe(200)
   })

@@ -12,9 +12,7 @@ export interface Recording {
 const [port, file] = process.argv.slice(2)
 const recordings = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, Recording>
 
-const responses = new Map(
-  Object.entries(recordings).map(([key, r]) => [key, { status: r.status, headers: r.headers, body: Buffer.from(r.body) }]),
-)
+const responses = new Map(Object.entries(recordings).map(([key, r]) => [key, { status: r.status, headers: r.headers, body: Buffer.from(r.body) }]))
 
 const server = Bun.serve({
   port: Number(port),

@@ -28,7 +28,8 @@ export async function openCommandStorage(config: Config, options: OpenStorageOpt
   try {
     return await openStorage(config, options)
   } catch (error) {
-    const explained = explainStorageError(error, config, Date.now() - started) ?? (config.databaseUrl ? null : explainOpenError(error, databaseFile(config)))
+    const explained =
+      explainStorageError(error, config, Date.now() - started) ?? (config.databaseUrl ? null : explainOpenError(error, databaseFile(config)))
     throw explained ? new DatabaseUnavailableError(explained) : error
   }
 }
@@ -44,6 +45,10 @@ export function explainStorageError(error: unknown, config: Config, waitedMs?: n
 /** Prints rows as aligned columns. */
 export function table(rows: Record<string, string>[], columns: string[]): string[] {
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)))
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
   return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => r[c] ?? '')))]
 }

@@ -55,7 +55,11 @@ export async function dbCommand(args: string[], ctx: CliContext): Promise<number
     if (!ctx.config.jwtSecret && existsSync(secretFile)) {
       await sharedSetting(target, 'jwt_secret', () => readFileSync(secretFile, 'utf8').trim())
     }
-    for (const line of table(counts.map((c) => ({ table: c.table, rows: String(c.target) })), ['table', 'rows'])) ctx.out(line)
+    for (const line of table(
+      counts.map((c) => ({ table: c.table, rows: String(c.target) })),
+      ['table', 'rows'],
+    ))
+      ctx.out(line)
     ctx.out(`copied ${counts.reduce((n, c) => n + c.target, 0)} rows in ${counts.length} tables; every count matches`)
     return 0
   } catch (error) {

@@ -17,7 +17,8 @@ function parseArgs(args: string[]): { paths: string[]; category?: string } {
     const arg = args[i]!
     if (arg === '--category' || arg.startsWith('--category=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i]
-      if (!value || !isSlug(value)) throw new UsageError('--category needs a slug: lowercase letters, digits and single hyphens (e.g. --category marketing)')
+      if (!value || !isSlug(value))
+        throw new UsageError('--category needs a slug: lowercase letters, digits and single hyphens (e.g. --category marketing)')
       category = value
     } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}\nusage: ${IMPORT_USAGE}`)
     else paths.push(arg)

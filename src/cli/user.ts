@@ -16,7 +16,12 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
   const [sub, ...rest] = args
   const { storage } = await openCommandStorage(ctx.config)
   // The CLI never signs tokens; the codec only satisfies the service's shape.
-  const accounts = createAccounts({ storage, jwt: new JwtCodec('cli-does-not-sign-tokens-'.repeat(2)), hasher: new PasswordHasher(), usage: createUsage(storage) })
+  const accounts = createAccounts({
+    storage,
+    jwt: new JwtCodec('cli-does-not-sign-tokens-'.repeat(2)),
+    hasher: new PasswordHasher(),
+    usage: createUsage(storage),
+  })
   try {
     switch (sub) {
       case 'set-tier': {

@@ -26,9 +26,7 @@ export class CopyError extends Error {}
 
 const sqliteTables = (Object.values(sqliteSchema) as unknown[]).filter((v: unknown): v is SQLiteTable => is(v, SQLiteTable))
 const pgTables = new Map<string, PgTable>(
-  (Object.values(pgSchema) as unknown[])
-    .filter((v: unknown): v is PgTable => is(v, PgTable))
-    .map((t) => [getTableName(t), t]),
+  (Object.values(pgSchema) as unknown[]).filter((v: unknown): v is PgTable => is(v, PgTable)).map((t) => [getTableName(t), t]),
 )
 
 /** Parents before children, by the SQLite schema's foreign keys. */
@@ -63,11 +61,16 @@ function countSqlite(source: SqliteStorage, name: string): number {
  * Copies every table; refuses a target that holds any data. Returns the row counts of both
  * sides, which must be equal (a CopyError says which table differs).
  */
-export async function copySqliteToPostgres(source: SqliteStorage, target: PgStorage, onTable?: (name: string, rows: number) => void): Promise<TableCopy[]> {
+export async function copySqliteToPostgres(
+  source: SqliteStorage,
+  target: PgStorage,
+  onTable?: (name: string, rows: number) => void,
+): Promise<TableCopy[]> {
   const tables = copyOrder()
   for (const table of tables) {
     const name = getTableName(table)
-    if (!pgTables.has(name)) throw new CopyError(`the PostgreSQL schema has no table "${name}"; is the target database from another promptlib version?`)
+    if (!pgTables.has(name))
+      throw new CopyError(`the PostgreSQL schema has no table "${name}"; is the target database from another promptlib version?`)
     if (!SEEDED.has(name) && (await countPg(target, name)) > 0) {
       throw new CopyError(`the target database is not empty (table "${name}" has rows); copy into a new, empty database`)
     }
@@ -123,7 +126,9 @@ async function copyTables(source: SqliteStorage, target: PgStorage, tables: SQLi
       for (const column of pgTableConfig(pgTable).columns) {
         if (column.generatedIdentity) {
           await tx.execute(
-            sql.raw(`SELECT setval(pg_get_serial_sequence('"${name}"', '${column.name}'), coalesce((SELECT max("${column.name}") FROM "${name}"), 0) + 1, false)`),
+            sql.raw(
+              `SELECT setval(pg_get_serial_sequence('"${name}"', '${column.name}'), coalesce((SELECT max("${column.name}") FROM "${name}"), 0) + 1, false)`,
+            ),
           )
         }
       }

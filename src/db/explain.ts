@@ -9,7 +9,11 @@ export function explainPostgresError(error: unknown, url: string): string | null
   const code = (error as { code?: unknown } | null)?.code
   const message = error instanceof Error ? error.message : String(error)
   if (typeof code !== 'string') return null
-  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED)$/.test(code)) {
+  if (
+    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED)$/.test(
+      code,
+    )
+  ) {
     return `cannot reach PostgreSQL at ${url} (${message}); check DATABASE_URL and that the server is running`
   }
   if (code === '28P01' || code === '28000') return `PostgreSQL at ${url} refused the login (${message}); check the user and password in DATABASE_URL`
@@ -46,4 +50,3 @@ export function explainOpenError(error: unknown, file: string): string | null {
   }
   return null
 }
-

@@ -17,7 +17,9 @@ async function runExclusively(storage: Storage, job: Job): Promise<boolean> {
     return true
   }
   return storage.db.transaction(async (tx) => {
-    const [row] = (await tx.execute(sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`job:${job.name}`}, 0)) AS ok`)) as unknown as { ok: boolean }[]
+    const [row] = (await tx.execute(sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`job:${job.name}`}, 0)) AS ok`)) as unknown as {
+      ok: boolean
+    }[]
     if (!row?.ok) return false
     await job.run()
     return true

@@ -18,8 +18,7 @@ export function rawBody(request: Request): string | undefined {
   return rawBodies.get(request)
 }
 
-export const payloadTooLarge = () =>
-  new ProblemError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+export const payloadTooLarge = () => new ProblemError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
 
 const malformed = (detail: string) => new ProblemError(400, 'malformed_json', detail)
 

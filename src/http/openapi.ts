@@ -69,7 +69,12 @@ export function apiDocs() {
         },
       }),
     )
-    .get(SCRIPT_PATH, () => new Response(Bun.file(scalarScript), {
-      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
-    }), { detail: { hide: true } })
+    .get(
+      SCRIPT_PATH,
+      () =>
+        new Response(Bun.file(scalarScript), {
+          headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
+        }),
+      { detail: { hide: true } },
+    )
 }

@@ -53,7 +53,10 @@ export const loneSurrogateAt = (value: string): number => (value.isWellFormed() 
  * text was read from a file, where a lone surrogate stands for a byte that is not UTF-8
  * (catalogue/import/utf8.ts).
  */
-export function unstorable(value: string, opts: { nul?: boolean; surrogates?: boolean; fromBytes?: boolean } = {}): { index: number; problem: string } | null {
+export function unstorable(
+  value: string,
+  opts: { nul?: boolean; surrogates?: boolean; fromBytes?: boolean } = {},
+): { index: number; problem: string } | null {
   if (opts.nul !== false) {
     const nul = value.indexOf('\u0000')
     if (nul !== -1) return { index: nul, problem: 'contains NUL (U+0000), which cannot be stored' }

@@ -20,7 +20,8 @@ export async function importRecords(t: TestApp, records: { categories?: unknown[
   if (report.errors.length > 0) throw new Error(JSON.stringify(report.errors))
 }
 
-export const promptIds = async (t: TestApp): Promise<string[]> => (await sqlRows<{ id: string }>(t.storage, 'SELECT id FROM prompts ORDER BY seq')).map((r) => r.id)
+export const promptIds = async (t: TestApp): Promise<string[]> =>
+  (await sqlRows<{ id: string }>(t.storage, 'SELECT id FROM prompts ORDER BY seq')).map((r) => r.id)
 
 /** A prompt's favorite_count as stored. */
 export const favoriteCount = async (t: TestApp, id: string): Promise<number> =>

@@ -66,7 +66,14 @@ export async function startCluster(env: Record<string, string>, count = 3): Prom
   const dir = tempDir('promptlib-nginx-')
   const port = freePort()
   const config = join(dir, 'nginx.conf')
-  writeFileSync(config, nginxConfig(dir, port, instances.map((i) => i.url)))
+  writeFileSync(
+    config,
+    nginxConfig(
+      dir,
+      port,
+      instances.map((i) => i.url),
+    ),
+  )
   const nginx = spawn(NGINX, ['-c', config, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] })
   let errors = ''
   nginx.stderr.on('data', (d) => (errors += d))

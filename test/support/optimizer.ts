@@ -19,7 +19,9 @@ export interface OptimizeBody {
 export { setTier } from './app'
 
 /** An app whose optimizer talks to a fake upstream (or the built-in engine without `upstreamUrl`). */
-export async function makeOptimizerApp(options: { upstreamUrl?: string; env?: Record<string, string>; stream?: Partial<Config['optimizerStream']> } = {}) {
+export async function makeOptimizerApp(
+  options: { upstreamUrl?: string; env?: Record<string, string>; stream?: Partial<Config['optimizerStream']> } = {},
+) {
   const env: Record<string, string> = { ...options.env }
   if (options.upstreamUrl) {
     env.OPTIMIZER_BASE_URL = options.upstreamUrl
@@ -82,7 +84,11 @@ export function optimize(t: TestApp, token: string | undefined, body: OptimizeBo
 }
 
 /** Calls optimize, expects 200 and reads the whole stream. */
-export async function optimizeAll(t: TestApp, token: string, body: OptimizeBody): Promise<{ res: Response; events: ReceivedEvent[]; reader: SseReader }> {
+export async function optimizeAll(
+  t: TestApp,
+  token: string,
+  body: OptimizeBody,
+): Promise<{ res: Response; events: ReceivedEvent[]; reader: SseReader }> {
   const res = await optimize(t, token, body)
   if (res.status !== 200) throw new Error(`optimize: expected 200, got ${res.status} ${await res.text()}`)
   const reader = new SseReader(res)

@@ -28,7 +28,10 @@ export async function sqlNumber(storage: Storage, query: string, params: Param[]
 
 /** Opens the storage a promptlib process started with `env` uses (processEnv()), for set-up, then closes it. */
 export async function withStorage<T>(env: Record<string, string>, fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const { storage } = await openStorage({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL ?? null, sqlite: { lockTimeoutMs: 5000, synchronous: 'normal' } }, { poolSize: 2 })
+  const { storage } = await openStorage(
+    { dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL ?? null, sqlite: { lockTimeoutMs: 5000, synchronous: 'normal' } },
+    { poolSize: 2 },
+  )
   try {
     return await fn(storage)
   } finally {

@@ -16,18 +16,18 @@ export function runMigrations(db: Db, migrations: EmbeddedMigration[] = EMBEDDED
   const sqlite = db.$client
   sqlite.run(`CREATE TABLE IF NOT EXISTS "${TABLE}" (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at NUMERIC)`)
   const applied: string[] = []
-  sqlite.transaction(() => {
-    const last = sqlite.query(`SELECT created_at FROM "${TABLE}" ORDER BY created_at DESC LIMIT 1`).get() as
-      | { created_at: number }
-      | null
-    for (const migration of migrations) {
-      if (last && Number(last.created_at) >= migration.when) continue
-      for (const statement of migration.sql.split('--> statement-breakpoint')) {
-        if (statement.trim()) sqlite.run(statement)
+  sqlite
+    .transaction(() => {
+      const last = sqlite.query(`SELECT created_at FROM "${TABLE}" ORDER BY created_at DESC LIMIT 1`).get() as { created_at: number } | null
+      for (const migration of migrations) {
+        if (last && Number(last.created_at) >= migration.when) continue
+        for (const statement of migration.sql.split('--> statement-breakpoint')) {
+          if (statement.trim()) sqlite.run(statement)
+        }
+        sqlite.query(`INSERT INTO "${TABLE}" (hash, created_at) VALUES (?, ?)`).run(migrationHash(migration.sql), migration.when)
+        applied.push(migration.tag)
       }
-      sqlite.query(`INSERT INTO "${TABLE}" (hash, created_at) VALUES (?, ?)`).run(migrationHash(migration.sql), migration.when)
-      applied.push(migration.tag)
-    }
-  }).immediate()
+    })
+    .immediate()
   return applied
 }

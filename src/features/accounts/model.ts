@@ -45,6 +45,8 @@ export const LoginBody = strictObject({ email: t.String({ maxLength: 320 }), pas
 export type LoginBody = typeof LoginBody.static
 
 export const PasswordBody = strictObject({
-  current_password: t.Optional(t.String({ maxLength: 1024, description: 'required, except for an account that has no password yet (created through a provider)' })),
+  current_password: t.Optional(
+    t.String({ maxLength: 1024, description: 'required, except for an account that has no password yet (created through a provider)' }),
+  ),
   new_password: password('8–128 characters; not the e-mail, not a common password'),
 })

@@ -81,7 +81,8 @@ export function accountsRoutes({ accounts, usage, guard, authRateLimit }: Accoun
         response: { 204: t.Void(), ...problems(400, 401, 403, 413, 415, 422, 429) },
         detail: {
           tags: ['accounts'],
-          summary: 'Change the password (or set the first one of an account created through a provider); every JWT issued before stops working (PATs stay)',
+          summary:
+            'Change the password (or set the first one of an account created through a provider); every JWT issued before stops working (PATs stay)',
           security: [{ bearer: [] }],
         },
       },

@@ -37,7 +37,12 @@ export function effectiveTier(user: { tier: Tier; tierUntil: Date | null; tierAf
   return user.tierUntil !== null && user.tierUntil.getTime() <= now ? (user.tierAfter ?? 'free') : user.tier
 }
 
-export const publicUser = (u: Pick<UserRecord, 'id' | 'email' | 'name' | 'tier'>): PublicUser => ({ id: u.id, email: u.email, name: u.name, tier: u.tier })
+export const publicUser = (u: Pick<UserRecord, 'id' | 'email' | 'name' | 'tier'>): PublicUser => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  tier: u.tier,
+})
 
 /** Work other features do when an account goes, inside the deleting transaction. */
 export type UserDeletedHook = (userId: string, tx: Tx) => Promise<void>
@@ -76,7 +81,14 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
   }
 
   function authUser(record: AuthRecord): AuthUser {
-    const user: WithRecord = { id: record.id, email: record.email, name: record.name, tier: effectiveTier(record), createdAt: record.createdAt, [RECORD]: record }
+    const user: WithRecord = {
+      id: record.id,
+      email: record.email,
+      name: record.name,
+      tier: effectiveTier(record),
+      createdAt: record.createdAt,
+      [RECORD]: record,
+    }
     return user
   }
 
@@ -161,7 +173,8 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
     async login(input: LoginBody): Promise<{ user: UserRecord; accessToken: string }> {
       const user = await store.byEmail(normaliseEmail(input.email))
       const ok = user?.passwordHash ? await hasher.verify(input.password, user.passwordHash) : await hasher.verifyAgainstDummy(input.password)
-      if (!user || !ok) throw new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': WWW_AUTHENTICATE_REALM })
+      if (!user || !ok)
+        throw new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': WWW_AUTHENTICATE_REALM })
       return { user, accessToken: issueToken(user) }
     },
 

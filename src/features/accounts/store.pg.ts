@@ -40,10 +40,18 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
       ),
 
     update: async (id, changes, now, tx) =>
-      first(await storage.use(tx).update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning()),
+      first(
+        await storage
+          .use(tx)
+          .update(users)
+          .set({ ...changes, updatedAt: now })
+          .where(eq(users.id, id))
+          .returning(),
+      ),
 
     setTier: async (id, tier, tierUntil, tierAfter, now, tx) =>
-      (await storage.use(tx).update(users).set({ tier, tierUntil, tierAfter, updatedAt: now }).where(eq(users.id, id)).returning({ id: users.id })).length > 0,
+      (await storage.use(tx).update(users).set({ tier, tierUntil, tierAfter, updatedAt: now }).where(eq(users.id, id)).returning({ id: users.id }))
+        .length > 0,
 
     delete: async (id, tx) => (await storage.use(tx).delete(users).where(eq(users.id, id)).returning({ id: users.id })).length > 0,
 

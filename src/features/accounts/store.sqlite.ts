@@ -8,8 +8,16 @@ import { users } from './schema.sqlite'
 import type { AccountsStore, AuthRecord } from './store'
 
 const statements = perConnection((db: SqliteDb) => ({
-  byId: db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
-  byEmail: db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare(),
+  byId: db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+  byEmail: db
+    .select()
+    .from(users)
+    .where(eq(users.email, sql.placeholder('email')))
+    .prepare(),
   auth: db
     .select({
       id: users.id,
@@ -61,7 +69,16 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
       }),
 
     update: (id, changes, now, tx) =>
-      storage.write((db) => db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null, tx),
+      storage.write(
+        (db) =>
+          db
+            .update(users)
+            .set({ ...changes, updatedAt: now })
+            .where(eq(users.id, id))
+            .returning()
+            .get() ?? null,
+        tx,
+      ),
 
     // Prepared: a payment webhook sets a tier on every delivery (scripts/bench-payments.ts).
     setTier: (id, tier, tierUntil, tierAfter, now, tx) =>
@@ -76,7 +93,14 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
 
     dueTierChanges: (now, limit) =>
       storage.read((db) =>
-        db.select({ id: users.id }).from(users).where(lte(users.tierUntil, now)).orderBy(users.tierUntil).limit(limit).all().map((r) => r.id),
+        db
+          .select({ id: users.id })
+          .from(users)
+          .where(lte(users.tierUntil, now))
+          .orderBy(users.tierUntil)
+          .limit(limit)
+          .all()
+          .map((r) => r.id),
       ),
   }
 }

@@ -33,7 +33,9 @@ export interface AuthRecord {
   hasPassword: boolean
 }
 
-export type UserChanges = Partial<Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'tokensNotBefore'>>
+export type UserChanges = Partial<
+  Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'tokensNotBefore'>
+>
 
 export interface AccountsStore {
   /** false when the e-mail is taken (the unique index decides races). */

@@ -47,19 +47,21 @@ export function createImporter({ storage, store, skills, noteWrite }: ImporterDe
      * when needed: a server with a catalogue never holds them.
      */
     async loadDemoIfEmpty(log: Logger): Promise<boolean> {
-      const loaded = await storage.transaction(async (tx) => {
-        await store.lockDemoLoad(tx)
-        if ((await store.hasContent(tx)) || (await skills.hasAny(tx))) return false
-        const [{ default: demo }, { importCatalogueData }] = await Promise.all([import('./demo/demo-catalogue.json'), import('./import/json')])
-        const report = await importCatalogueData(target, demo, { file: 'demo-catalogue.json', tx })
-        if (report.errors.length > 0) throw new DemoFailed(report)
-        log.info('demo catalogue loaded', { records: report.created })
-        return true
-      }).catch((error: unknown) => {
-        if (!(error instanceof DemoFailed)) throw error
-        log.error('the demo catalogue did not load', { errors: error.report.errors.map((e) => e.message).slice(0, 5) })
-        return false
-      })
+      const loaded = await storage
+        .transaction(async (tx) => {
+          await store.lockDemoLoad(tx)
+          if ((await store.hasContent(tx)) || (await skills.hasAny(tx))) return false
+          const [{ default: demo }, { importCatalogueData }] = await Promise.all([import('./demo/demo-catalogue.json'), import('./import/json')])
+          const report = await importCatalogueData(target, demo, { file: 'demo-catalogue.json', tx })
+          if (report.errors.length > 0) throw new DemoFailed(report)
+          log.info('demo catalogue loaded', { records: report.created })
+          return true
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof DemoFailed)) throw error
+          log.error('the demo catalogue did not load', { errors: error.report.errors.map((e) => e.message).slice(0, 5) })
+          return false
+        })
       if (loaded) await noteWrite()
       return loaded
     },

@@ -62,4 +62,6 @@ export type PromptPage = typeof PromptPage.static
 export const SearchPage = paginated(SearchHit)
 export type SearchPage = typeof SearchPage.static
 
-export const SortSchema = t.UnionEnum(['popular', 'newest', 'title'], { description: 'popular (default: most favorites first), newest, or title (A–Z)' })
+export const SortSchema = t.UnionEnum(['popular', 'newest', 'title'], {
+  description: 'popular (default: most favorites first), newest, or title (A–Z)',
+})

@@ -169,7 +169,11 @@ export function createCatalogueService({ store, usage }: CatalogueDeps) {
       if (!terms) return empty
       const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
       if (tag === '') return empty
-      const { total, hits } = await store.search({ terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag }, { limit, offset }, SEARCH_COUNT_CAP)
+      const { total, hits } = await store.search(
+        { terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag },
+        { limit, offset },
+        SEARCH_COUNT_CAP,
+      )
       // A head match found its words in the title, description or tags: its snippet comes from
       // there first; a content-only match's from its content.
       const items = hits.map(({ prompt: p, content }) => ({

@@ -84,7 +84,8 @@ const windowTerm = (window: number) => sql`${`'w:${window}'`}::tsquery`
 const wordsVector = (words: SQL | string, seq: SQL | number) =>
   sql`array_to_tsvector(string_to_array(${words}, ' ') || ('w:' || (${seq}::bigint / ${WINDOW}))::text)`
 
-const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 const rowsOf = <T>(result: unknown) => result as T[]
 
 export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
@@ -97,7 +98,10 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
 
   async function summaries(seqs: number[]): Promise<Map<number, SummaryRow>> {
     if (seqs.length === 0) return new Map()
-    const rows = await db.select(summaryColumns).from(prompts).where(sql`${prompts.seq} = ANY(${sql.param(seqs)}::bigint[])`)
+    const rows = await db
+      .select(summaryColumns)
+      .from(prompts)
+      .where(sql`${prompts.seq} = ANY(${sql.param(seqs)}::bigint[])`)
     return new Map(rows.map((r) => [r.seq, r]))
   }
 
@@ -129,7 +133,9 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       const where = and(
         eq(prompts.categoryId, filter.categoryId),
         filter.subcategoryId === undefined ? undefined : eq(prompts.subcategoryId, filter.subcategoryId),
-        filter.tag === undefined ? undefined : inArray(prompts.seq, db.select({ seq: promptTags.promptSeq }).from(promptTags).where(eq(promptTags.tag, filter.tag))),
+        filter.tag === undefined
+          ? undefined
+          : inArray(prompts.seq, db.select({ seq: promptTags.promptSeq }).from(promptTags).where(eq(promptTags.tag, filter.tag))),
       )
       const [[total], rows] = await Promise.all([
         db.select({ n: count() }).from(prompts).where(where),
@@ -163,7 +169,8 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       const filters: SQL[] = []
       if (categoryId !== undefined) filters.push(sql` AND ${s.categoryId} = ${categoryId}`)
       if (subcategoryId !== undefined) filters.push(sql` AND ${s.subcategoryId} = ${subcategoryId}`)
-      if (tag !== undefined) filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
+      if (tag !== undefined)
+        filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
       const filter = sql.join(filters)
 
       // Every candidate costs PostgreSQL a visit to its row (a GIN index answers only with a
@@ -203,7 +210,8 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
               ORDER BY ${s.promptSeq} DESC LIMIT ${tailOffset + wanted - contentSeqs.length}`)
           let window = Math.floor(Number(heads?.newest ?? 0) / WINDOW)
           for (let tries = 0; window >= 0 && tries < WINDOWS_TRIED && contentSeqs.length < tailOffset + wanted; window--, tries++) {
-            for (const r of rowsOf<{ seq: string }>(await content(sql`${s.words} @@ (${query} && ${windowTerm(window)})`))) contentSeqs.push(Number(r.seq))
+            for (const r of rowsOf<{ seq: string }>(await content(sql`${s.words} @@ (${query} && ${windowTerm(window)})`)))
+              contentSeqs.push(Number(r.seq))
           }
           if (window >= 0 && contentSeqs.length < tailOffset + wanted) {
             const older = sql`${s.words} @@ ${query} AND ${s.promptSeq} < ${(window + 1) * WINDOW}`
@@ -256,8 +264,12 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
         await on.insert(categories).values({ id: input.id, ...values, createdAt: new Date(now), updatedAt: new Date(now) })
         return 'created'
       }
-      if (old.name === input.name && old.description === input.description && old.icon === input.icon && old.sortOrder === input.order) return 'unchanged'
-      await on.update(categories).set({ ...values, updatedAt: new Date(now) }).where(eq(categories.id, input.id))
+      if (old.name === input.name && old.description === input.description && old.icon === input.icon && old.sortOrder === input.order)
+        return 'unchanged'
+      await on
+        .update(categories)
+        .set({ ...values, updatedAt: new Date(now) })
+        .where(eq(categories.id, input.id))
       return 'updated'
     },
 
@@ -266,7 +278,15 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       const [max] = await on.select({ n: sql<number>`coalesce(max(${categories.sortOrder}), 0)::int` }).from(categories)
       const created = await on
         .insert(categories)
-        .values({ id, name: nameFromSlug(id), description: '', icon: '📁', sortOrder: (max?.n ?? 0) + 1, createdAt: new Date(now), updatedAt: new Date(now) })
+        .values({
+          id,
+          name: nameFromSlug(id),
+          description: '',
+          icon: '📁',
+          sortOrder: (max?.n ?? 0) + 1,
+          createdAt: new Date(now),
+          updatedAt: new Date(now),
+        })
         .onConflictDoNothing()
         .returning({ id: categories.id })
       return created.length > 0
@@ -343,7 +363,12 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
           .values(rows.map((r) => searchRow(r.seq, { ...r, tags: splitTags(r.tags) })))
           .onConflictDoUpdate({
             target: promptSearch.promptSeq,
-            set: { categoryId: sql`excluded.category_id`, subcategoryId: sql`excluded.subcategory_id`, head: sql`excluded.head`, words: sql`excluded.words` },
+            set: {
+              categoryId: sql`excluded.category_id`,
+              subcategoryId: sql`excluded.subcategory_id`,
+              head: sql`excluded.head`,
+              words: sql`excluded.words`,
+            },
           })
       }
     },
@@ -436,7 +461,11 @@ async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgr
     const search = searchRow(seq, p)
     await on.insert(promptSearch).values(search).onConflictDoUpdate({ target: promptSearch.promptSeq, set: search })
     await on.delete(promptTags).where(eq(promptTags.promptSeq, seq))
-    if (p.tags.length > 0) await on.insert(promptTags).values(p.tags.map((tag) => ({ tag, promptSeq: seq }))).onConflictDoNothing()
+    if (p.tags.length > 0)
+      await on
+        .insert(promptTags)
+        .values(p.tags.map((tag) => ({ tag, promptSeq: seq })))
+        .onConflictDoNothing()
     onProgress?.(++done)
   }
   return outcomes

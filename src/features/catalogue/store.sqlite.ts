@@ -30,7 +30,8 @@ interface SummaryRow {
   updated_at: number
 }
 
-const SUMMARY_COLUMNS = 'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.preview, p.favorite_count, p.created_at, p.updated_at'
+const SUMMARY_COLUMNS =
+  'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.preview, p.favorite_count, p.created_at, p.updated_at'
 
 const record = (r: SummaryRow): PromptRecord => ({
   id: r.id,
@@ -80,7 +81,9 @@ const statements = perConnection((db: SqliteDb) => {
     completionsOf: c.prepare<{ term: string }, [string, string]>(
       `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
     ),
-    countMatches: c.prepare<{ n: number }, [string, number]>('SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)'),
+    countMatches: c.prepare<{ n: number }, [string, number]>(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)',
+    ),
     // One row always: the number of head matches and the page of them, best first.
     headPage: c.prepare<{ n: number; page: string }, [string, number, number]>(
       `WITH m AS MATERIALIZED (SELECT rowid AS seq, ${HEAD_BM25} AS score FROM prompts_head_fts WHERE prompts_head_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${HEAD_RANK_CAP})
@@ -99,7 +102,9 @@ const statements = perConnection((db: SqliteDb) => {
     outline: c.prepare<{ id: string; sub: string | null }, [string]>(
       'SELECT c.id, s.id AS sub FROM categories c LEFT JOIN subcategories s ON s.category_id = c.id WHERE c.id IN (SELECT value FROM json_each(?))',
     ),
-    insertCategory: c.prepare('INSERT INTO categories (id, name, description, icon, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertCategory: c.prepare(
+      'INSERT INTO categories (id, name, description, icon, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
     updateCategory: c.prepare('UPDATE categories SET name = ?, description = ?, icon = ?, sort_order = ?, updated_at = ? WHERE id = ?'),
     maxOrder: c.prepare<{ n: number }, []>('SELECT coalesce(max(sort_order), 0) AS n FROM categories'),
     subcategory: c.prepare<{ name: string; description: string; sort_order: number }, [string, string]>(
@@ -118,9 +123,13 @@ const statements = perConnection((db: SqliteDb) => {
        updated_at = ?, facets = ?, source_hash = ?, preview = ?, content = ? WHERE seq = ?`,
     ),
     ftsInsert: c.prepare('INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (?, ?, ?, ?, ?, ?)'),
-    ftsDelete: c.prepare("INSERT INTO prompts_fts (prompts_fts, rowid, title, description, content, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)"),
+    ftsDelete: c.prepare(
+      "INSERT INTO prompts_fts (prompts_fts, rowid, title, description, content, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+    ),
     headInsert: c.prepare('INSERT INTO prompts_head_fts (rowid, title, description, tags, facets) VALUES (?, ?, ?, ?, ?)'),
-    headDelete: c.prepare("INSERT INTO prompts_head_fts (prompts_head_fts, rowid, title, description, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?)"),
+    headDelete: c.prepare(
+      "INSERT INTO prompts_head_fts (prompts_head_fts, rowid, title, description, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?)",
+    ),
     insertTag: c.prepare('INSERT OR IGNORE INTO prompt_tags (tag, prompt_seq) VALUES (?, ?)'),
     deleteTags: c.prepare('DELETE FROM prompt_tags WHERE prompt_seq = ?'),
     bump: c.prepare('UPDATE catalogue_state SET revision = revision + 1 WHERE id = 1'),
@@ -163,9 +172,15 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         const c = db.$client
         return {
           revision: statements(db).revision.get()?.revision ?? 0,
-          categories: c.query<{ id: string; name: string; description: string; icon: string }, []>('SELECT id, name, description, icon FROM categories ORDER BY sort_order, id').all(),
+          categories: c
+            .query<{ id: string; name: string; description: string; icon: string }, []>(
+              'SELECT id, name, description, icon FROM categories ORDER BY sort_order, id',
+            )
+            .all(),
           subcategories: c
-            .query<{ categoryId: string; id: string; name: string }, []>('SELECT category_id AS categoryId, id, name FROM subcategories ORDER BY category_id, sort_order, id')
+            .query<{ categoryId: string; id: string; name: string }, []>(
+              'SELECT category_id AS categoryId, id, name FROM subcategories ORDER BY category_id, sort_order, id',
+            )
             .all(),
           counts: c
             .query<{ categoryId: string; subcategoryId: string | null; n: number }, []>(
@@ -200,7 +215,9 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
 
     prompt: (id) =>
       storage.read((db) => {
-        const row = statements(db).prepared<SummaryRow & { content: string }>(`SELECT ${SUMMARY_COLUMNS}, p.content FROM prompts p WHERE p.id = ?`).get(id)
+        const row = statements(db)
+          .prepared<SummaryRow & { content: string }>(`SELECT ${SUMMARY_COLUMNS}, p.content FROM prompts p WHERE p.id = ?`)
+          .get(id)
         return row ? { ...record(row), content: row.content } : null
       }),
 
@@ -208,7 +225,9 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
       storage.read((db) => {
         if (ids.length === 0) return []
         return statements(db)
-          .prepared<{ id: string; title: string; categoryId: string }>(`SELECT id, title, category_id AS categoryId FROM prompts WHERE id IN (${placeholders(ids.length)})`)
+          .prepared<{ id: string; title: string; categoryId: string }>(
+            `SELECT id, title, category_id AS categoryId FROM prompts WHERE id IN (${placeholders(ids.length)})`,
+          )
           .all(...ids)
       }),
 
@@ -244,7 +263,9 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         const contents = new Map<number, string>()
         if (contentSeqs.length > 0) {
           for (const r of s
-            .prepared<{ seq: number; content: string }>(`SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${placeholders(contentSeqs.length)})`)
+            .prepared<{ seq: number; content: string }>(
+              `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${placeholders(contentSeqs.length)})`,
+            )
             .all(...contentSeqs)) {
             contents.set(r.seq, r.content)
           }
@@ -321,14 +342,39 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
           if (!existing) {
             const createdAt = p.createdAt ?? now
             seq = Number(
-              q.insertPrompt.run(p.id, p.title, p.description, p.categoryId, p.subcategoryId, tags, createdAt, p.updatedAt ?? createdAt, facets, hash, preview, p.content)
-                .lastInsertRowid,
+              q.insertPrompt.run(
+                p.id,
+                p.title,
+                p.description,
+                p.categoryId,
+                p.subcategoryId,
+                tags,
+                createdAt,
+                p.updatedAt ?? createdAt,
+                facets,
+                hash,
+                preview,
+                p.content,
+              ).lastInsertRowid,
             )
           } else {
             seq = existing.seq
             const old = q.oldPrompt.get(seq)!
             queue.push({ remove: true, values: [seq, old.title, old.description, old.content, old.tags, old.facets] })
-            q.updatePrompt.run(p.title, p.description, p.categoryId, p.subcategoryId, tags, p.createdAt ?? null, p.updatedAt ?? now, facets, hash, preview, p.content, seq)
+            q.updatePrompt.run(
+              p.title,
+              p.description,
+              p.categoryId,
+              p.subcategoryId,
+              tags,
+              p.createdAt ?? null,
+              p.updatedAt ?? now,
+              facets,
+              hash,
+              preview,
+              p.content,
+              seq,
+            )
             q.deleteTags.run(seq)
           }
           queue.push({ remove: false, values: [seq, p.title, p.description, p.content, tags, facets] })
@@ -337,7 +383,10 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         })
         // Both indexes, one after the other.
         for (const op of queue) (op.remove ? q.ftsDelete : q.ftsInsert).run(...op.values)
-        for (const { remove, values: [seq, title, description, , tags, facets] } of queue) {
+        for (const {
+          remove,
+          values: [seq, title, description, , tags, facets],
+        } of queue) {
           ;(remove ? q.headDelete : q.headInsert).run(seq, title, description, tags, facets)
         }
         onProgress?.(inputs.length)

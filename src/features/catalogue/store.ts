@@ -82,7 +82,11 @@ export interface CatalogueStore {
   /** The catalogue revision: it moves with every transaction that changes categories or prompt placement. */
   revision(): Promise<number>
   tree(): Promise<TreeRows>
-  listPrompts(filter: { categoryId: string; subcategoryId?: string; tag?: string }, sort: Sort, page: Page): Promise<{ items: PromptRecord[]; total: number }>
+  listPrompts(
+    filter: { categoryId: string; subcategoryId?: string; tag?: string },
+    sort: Sort,
+    page: Page,
+  ): Promise<{ items: PromptRecord[]; total: number }>
   prompt(id: string): Promise<(PromptRecord & { content: string }) | null>
   /** Title and category of each prompt that exists, in no particular order. */
   titles(ids: string[]): Promise<{ id: string; title: string; categoryId: string }[]>

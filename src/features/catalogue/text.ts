@@ -10,7 +10,10 @@ export const PREVIEW_LENGTH = 200
  * single spaces, cut at a word boundary, with "…" when cut.
  */
 export function previewOf(content: string, max = PREVIEW_LENGTH): string {
-  const folded = content.slice(0, max * 4).replace(SPACE_OR_CONTROL, ' ').trim()
+  const folded = content
+    .slice(0, max * 4)
+    .replace(SPACE_OR_CONTROL, ' ')
+    .trim()
   if (folded.length <= max) return folded
   // Cut by UTF-16 units, never inside a surrogate pair.
   let cut = folded.slice(0, /[\ud800-\udbff]/.test(folded.charAt(max - 1)) ? max - 1 : max)
@@ -40,7 +43,10 @@ export function parseVariables(content: string): TemplateVariable[] {
     let variable: TemplateVariable = { name, default: null, options: null }
     if (spec !== undefined) {
       if (spec.includes('|')) {
-        const options = spec.split('|').map((o) => o.trim()).filter(Boolean)
+        const options = spec
+          .split('|')
+          .map((o) => o.trim())
+          .filter(Boolean)
         variable = { name, default: null, options: options.length ? options : null }
       } else if (spec.trim() !== '') {
         variable = { name, default: spec.trim(), options: null }
@@ -70,7 +76,15 @@ export function nameFromSlug(slug: string): string {
 
 /** A hash of a prompt's imported fields: a re-import of the same record changes nothing (on either engine). */
 export function promptSourceHash(
-  p: { title: string; description: string; categoryId: string; subcategoryId: string | null; content: string; createdAt?: number; updatedAt?: number },
+  p: {
+    title: string
+    description: string
+    categoryId: string
+    subcategoryId: string | null
+    content: string
+    createdAt?: number
+    updatedAt?: number
+  },
   tags: string,
 ): string {
   return fingerprint([p.title, p.description, p.categoryId, p.subcategoryId, tags, p.content, p.createdAt ?? null, p.updatedAt ?? null])

@@ -2,7 +2,12 @@
 import { t } from 'elysia'
 import { paginated, strictObject } from '../../http/schemas'
 
-export const Favorite = t.Object({ prompt_id: t.String({ format: 'uuid' }), title: t.String(), category_id: t.String(), created_at: t.String({ format: 'date-time' }) })
+export const Favorite = t.Object({
+  prompt_id: t.String({ format: 'uuid' }),
+  title: t.String(),
+  category_id: t.String(),
+  created_at: t.String({ format: 'date-time' }),
+})
 export type Favorite = typeof Favorite.static
 export const FavoritePage = paginated(Favorite)
 export type FavoritePage = typeof FavoritePage.static

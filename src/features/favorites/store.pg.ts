@@ -28,7 +28,11 @@ export function pgFavoritesStore(storage: PgStorage): FavoritesStore {
       const db = storage.use(tx)
       for (;;) {
         try {
-          const [inserted] = await db.insert(favorites).values({ userId, promptId, createdAt: now }).onConflictDoNothing().returning({ createdAt: favorites.createdAt })
+          const [inserted] = await db
+            .insert(favorites)
+            .values({ userId, promptId, createdAt: now })
+            .onConflictDoNothing()
+            .returning({ createdAt: favorites.createdAt })
           if (inserted) return { created: true, createdAt: inserted.createdAt }
         } catch (error) {
           if (isForeignKeyViolation(error)) return null

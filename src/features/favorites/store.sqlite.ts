@@ -26,7 +26,12 @@ export function sqliteFavoritesStore(storage: SqliteStorage): FavoritesStore {
     async add(userId, promptId, now, tx) {
       try {
         return await storage.write((db) => {
-          const inserted = db.insert(favorites).values({ userId, promptId, createdAt: now }).onConflictDoNothing().returning({ createdAt: favorites.createdAt }).get()
+          const inserted = db
+            .insert(favorites)
+            .values({ userId, promptId, createdAt: now })
+            .onConflictDoNothing()
+            .returning({ createdAt: favorites.createdAt })
+            .get()
           if (inserted) return { created: true, createdAt: inserted.createdAt }
           const existing = db.select({ createdAt: favorites.createdAt }).from(favorites).where(key(userId, promptId)).get()!
           return { created: false, createdAt: existing.createdAt }

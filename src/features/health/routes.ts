@@ -36,8 +36,7 @@ export function healthRoutes(storage: Pick<Storage, 'engine' | 'healthy'>) {
   }
   return app.get(
     '/api/health',
-    async () =>
-      (await storage.healthy()) ? new Response(HEALTHY_JSON, { headers: JSON_TEXT_HEADERS }) : Response.json(UNHEALTHY, { status: 503 }),
+    async () => ((await storage.healthy()) ? new Response(HEALTHY_JSON, { headers: JSON_TEXT_HEADERS }) : Response.json(UNHEALTHY, { status: 503 })),
     options,
   )
 }

@@ -106,7 +106,9 @@ export function optimizerRoutes({ optimizer, guard, log, pingIntervalMs }: Optim
             413: problemResponse('The body is over 1 MiB'),
             415: problemResponse('The body is not application/json'),
             422: problemResponse('The body is not valid (validation_failed, with errors)'),
-            429: problemResponse('daily_limit_reached (with limit, used, resets_at) or rate_limited (too many open streams); Retry-After says when to retry'),
+            429: problemResponse(
+              'daily_limit_reached (with limit, used, resets_at) or rate_limited (too many open streams); Retry-After says when to retry',
+            ),
           },
         },
       },

@@ -79,7 +79,11 @@ export function createOptimizerService(deps: OptimizerDeps) {
     if (stoppedBy === 'client') return { finish: { status: 'aborted', optimizedPrompt: null, errorCode: null }, refund: false }
     if (stoppedBy === 'shutdown') {
       const detail = `The server is restarting; try again in a moment.${before ? NOT_COUNTED : ''}`
-      return { finish: { status: 'aborted', optimizedPrompt: null, errorCode: 'shutting_down' }, event: { code: 'shutting_down', detail }, refund: before }
+      return {
+        finish: { status: 'aborted', optimizedPrompt: null, errorCode: 'shutting_down' },
+        event: { code: 'shutting_down', detail },
+        refund: before,
+      }
     }
     let code: Exclude<OptimizerErrorEvent['code'], 'shutting_down'>
     let detail: string
@@ -89,7 +93,14 @@ export function createOptimizerService(deps: OptimizerDeps) {
     } else if (error instanceof EngineError && error.code !== 'aborted') {
       code = error.code
       detail = error.code === 'upstream_timeout' ? 'The optimization engine stopped responding.' : 'The optimization engine failed.'
-      log.warn('optimizer engine failed', { request_id: requestId, history_id: id, engine: engine.name, code, reason: error.message, text_emitted: !before })
+      log.warn('optimizer engine failed', {
+        request_id: requestId,
+        history_id: id,
+        engine: engine.name,
+        code,
+        reason: error.message,
+        text_emitted: !before,
+      })
     } else {
       code = 'internal_error'
       detail = 'Something went wrong on our side; the request id identifies it in the logs.'
@@ -99,7 +110,13 @@ export function createOptimizerService(deps: OptimizerDeps) {
     return { finish: { status: 'failed', optimizedPrompt: null, errorCode: code }, event: { code, detail }, refund: before }
   }
 
-  async function* run(id: string, quota: DailyQuota, user: AuthUser, request: OptimizeRequest, options: StartOptions): AsyncGenerator<OptimizerEvent> {
+  async function* run(
+    id: string,
+    quota: DailyQuota,
+    user: AuthUser,
+    request: OptimizeRequest,
+    options: StartOptions,
+  ): AsyncGenerator<OptimizerEvent> {
     const { requestId } = options
     // One signal for the engine, fed by the three reasons to stop. Wired by hand and unwired at
     // the end: AbortSignal.any() would leave every stream attached to the long-lived shutdown
@@ -150,7 +167,12 @@ export function createOptimizerService(deps: OptimizerDeps) {
       const usageOf = engineUsage(started)
       yield {
         event: 'done',
-        data: { id, optimized_prompt: text, usage: usageOf ?? { input_tokens: 0, output_tokens: 0 }, remaining_today: await remainingToday(user.id, quota.limit) },
+        data: {
+          id,
+          optimized_prompt: text,
+          usage: usageOf ?? { input_tokens: 0, output_tokens: 0 },
+          remaining_today: await remainingToday(user.id, quota.limit),
+        },
       }
     }
   }
@@ -166,7 +188,12 @@ export function createOptimizerService(deps: OptimizerDeps) {
   /** The row's end, and the refund with it in one transaction (never twice: not when a sweep ended it first). */
   async function record(id: string, end: Ending, started: EngineRun | null, userId: string, day: string, requestId: string): Promise<void> {
     const usageOf = engineUsage(started)
-    const outcome: RunOutcome = { ...end.finish, inputTokens: usageOf?.input_tokens ?? null, outputTokens: usageOf?.output_tokens ?? null, finishedAt: new Date() }
+    const outcome: RunOutcome = {
+      ...end.finish,
+      inputTokens: usageOf?.input_tokens ?? null,
+      outputTokens: usageOf?.output_tokens ?? null,
+      finishedAt: new Date(),
+    }
     try {
       if (!end.refund) await store.finish(id, outcome)
       else {

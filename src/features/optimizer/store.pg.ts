@@ -36,13 +36,7 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
       // One statement that also returns the status it replaced (the row locked by FOR UPDATE).
       const before = alias(history, 'before')
       const locked = storage.use(tx).select({ id: before.id, status: before.status }).from(before).where(eq(before.id, id)).for('update').as('locked')
-      const [row] = await storage
-        .use(tx)
-        .update(history)
-        .set(outcome)
-        .from(locked)
-        .where(eq(history.id, locked.id))
-        .returning({ was: locked.status })
+      const [row] = await storage.use(tx).update(history).set(outcome).from(locked).where(eq(history.id, locked.id)).returning({ was: locked.status })
       return row?.was === 'running'
     },
 
@@ -113,7 +107,9 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
 
     async removeInstances(seen) {
       if (seen.length === 0) return
-      await db.delete(serverInstances).where(or(...seen.map((s) => and(eq(serverInstances.id, s.id), eq(serverInstances.heartbeatAt, s.heartbeatAt)))))
+      await db
+        .delete(serverInstances)
+        .where(or(...seen.map((s) => and(eq(serverInstances.id, s.id), eq(serverInstances.heartbeatAt, s.heartbeatAt)))))
     },
 
     async unregister(id) {

@@ -32,7 +32,11 @@ const statements = perConnection((db: SqliteDb) => ({
       createdAt: sql.placeholder('createdAt'),
     })
     .prepare(),
-  statusOf: db.select({ status: history.status }).from(history).where(eq(history.id, sql.placeholder('id'))).prepare(),
+  statusOf: db
+    .select({ status: history.status })
+    .from(history)
+    .where(eq(history.id, sql.placeholder('id')))
+    .prepare(),
   finish: db
     .update(history)
     .set({

@@ -26,7 +26,10 @@ export function createSkillsService(store: SkillsStore) {
   return {
     async list(filters: { category?: string; tag?: string } & Page): Promise<SkillPage> {
       const page = { limit: filters.limit, offset: filters.offset }
-      const { items, total } = await store.list({ category: filters.category, tag: filters.tag === undefined ? undefined : slugify(filters.tag) }, page)
+      const { items, total } = await store.list(
+        { category: filters.category, tag: filters.tag === undefined ? undefined : slugify(filters.tag) },
+        page,
+      )
       return { items: items.map(view), total, ...page }
     },
 

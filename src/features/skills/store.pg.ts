@@ -26,7 +26,20 @@ const columns = {
   updatedAt: skills.updatedAt,
 }
 
-type Row = { seq: number; id: string; name: string; description: string; category: string; tags: string; license: string | null; compatibility: string | null; allowedTools: string; metadata: string | null; files: string; updatedAt: Date }
+type Row = {
+  seq: number
+  id: string
+  name: string
+  description: string
+  category: string
+  tags: string
+  license: string | null
+  compatibility: string | null
+  allowedTools: string
+  metadata: string | null
+  files: string
+  updatedAt: Date
+}
 
 const record = (r: Row): SkillRecord => ({
   id: r.id,
@@ -67,13 +80,7 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
     async list(filter, page) {
       const [[total], rows] = await Promise.all([
         db.select({ n: count() }).from(skills).where(where(filter)),
-        db
-          .select(columns)
-          .from(skills)
-          .where(where(filter))
-          .orderBy(sql`${skills.name} COLLATE "C"`)
-          .limit(page.limit)
-          .offset(page.offset),
+        db.select(columns).from(skills).where(where(filter)).orderBy(sql`${skills.name} COLLATE "C"`).limit(page.limit).offset(page.offset),
       ])
       return { items: rows.map(record), total: total?.n ?? 0 }
     },

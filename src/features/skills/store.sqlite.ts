@@ -9,7 +9,8 @@ import { splitTags } from '../../lib/text'
 import type { Outcome, SkillRecord, SkillsStore } from './store'
 import { storedSkill } from './text'
 
-const SKILL_COLUMNS = 's.seq, s.id, s.name, s.description, s.category, s.tags, s.license, s.compatibility, s.allowed_tools, s.metadata, s.files, s.updated_at'
+const SKILL_COLUMNS =
+  's.seq, s.id, s.name, s.description, s.category, s.tags, s.license, s.compatibility, s.allowed_tools, s.metadata, s.files, s.updated_at'
 
 interface Row {
   seq: number
@@ -64,7 +65,9 @@ const statements = perConnection((db: SqliteDb) => {
        files = ?, facets = ?, source_hash = ?, updated_at = ?, instructions = ? WHERE seq = ?`,
     ),
     ftsInsert: c.prepare('INSERT INTO skills_fts (rowid, name, description, instructions, tags, facets) VALUES (?, ?, ?, ?, ?, ?)'),
-    ftsDelete: c.prepare("INSERT INTO skills_fts (skills_fts, rowid, name, description, instructions, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)"),
+    ftsDelete: c.prepare(
+      "INSERT INTO skills_fts (skills_fts, rowid, name, description, instructions, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+    ),
     any: c.prepare<{ one: number }, []>('SELECT 1 AS one FROM skills LIMIT 1'),
   }
 })
@@ -86,7 +89,11 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
         }
         const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
         const total = prepared<{ n: number }>(`SELECT count(*) AS n FROM skills s ${clause}`).get(...args)!.n
-        const rows = prepared<Row>(`SELECT ${SKILL_COLUMNS} FROM skills s ${clause} ORDER BY s.name LIMIT ? OFFSET ?`).all(...args, page.limit, page.offset)
+        const rows = prepared<Row>(`SELECT ${SKILL_COLUMNS} FROM skills s ${clause} ORDER BY s.name LIMIT ? OFFSET ?`).all(
+          ...args,
+          page.limit,
+          page.offset,
+        )
         return { items: rows.map(record), total }
       }),
 
@@ -113,7 +120,8 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
            FROM page r JOIN skills s ON s.seq = r.seq ORDER BY r.score, s.seq DESC`,
         ).all(match, limit, offset)
         const total =
-          rows[0]?.total ?? prepared<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM skills_fts WHERE skills_fts MATCH ? LIMIT ${window})`).get(match)!.n
+          rows[0]?.total ??
+          prepared<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM skills_fts WHERE skills_fts MATCH ? LIMIT ${window})`).get(match)!.n
         return { total, hits: rows.map((r) => ({ ...record(r), instructions: r.instructions })) }
       }),
 
@@ -128,12 +136,43 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
             if (existing?.source_hash === hash) return 'unchanged'
             let seq: number
             if (!existing) {
-              seq = q.insert.get(s.id, s.name, s.description, s.category, tags, s.license, s.compatibility, allowedTools, metadata, files, facets, hash, now, now, s.instructions)!.seq
+              seq = q.insert.get(
+                s.id,
+                s.name,
+                s.description,
+                s.category,
+                tags,
+                s.license,
+                s.compatibility,
+                allowedTools,
+                metadata,
+                files,
+                facets,
+                hash,
+                now,
+                now,
+                s.instructions,
+              )!.seq
             } else {
               seq = existing.seq
               const old = q.old.get(seq)!
               q.ftsDelete.run(seq, old.name, old.description, old.instructions, old.tags, old.facets)
-              q.update.run(s.name, s.description, s.category, tags, s.license, s.compatibility, allowedTools, metadata, files, facets, hash, now, s.instructions, seq)
+              q.update.run(
+                s.name,
+                s.description,
+                s.category,
+                tags,
+                s.license,
+                s.compatibility,
+                allowedTools,
+                metadata,
+                files,
+                facets,
+                hash,
+                now,
+                s.instructions,
+                seq,
+              )
             }
             q.ftsInsert.run(seq, s.name, s.description, s.instructions, tags, facets)
             return existing ? 'updated' : 'created'

@@ -53,7 +53,11 @@ export interface SkillsStore {
    * last one as a prefix when it may be unfinished), ranked, best first; `total` counts them.
    * Hits carry the first 50,000 characters of their instructions (for the snippet).
    */
-  search(query: SkillFilter & { terms: SearchTerms }, page: Page, window: number): Promise<{ total: number; hits: (SkillRecord & { instructions: string })[] }>
+  search(
+    query: SkillFilter & { terms: SearchTerms },
+    page: Page,
+    window: number,
+  ): Promise<{ total: number; hits: (SkillRecord & { instructions: string })[] }>
   /** Upserts skills (ids unique within the call); a skill whose imported fields did not change is not written. */
   upsertSkills(inputs: SkillInput[], now: number, tx: Tx): Promise<Outcome[]>
   hasAny(tx?: Tx): Promise<boolean>

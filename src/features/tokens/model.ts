@@ -7,7 +7,9 @@ export const TOKEN_NAME_MAX = 100
 
 export const CreateTokenBody = strictObject({
   name: t.String({ maxLength: 1000, description: `a label, 1–${TOKEN_NAME_MAX} characters after trimming` }),
-  expires_in_days: t.Optional(Int({ minimum: 1, maximum: 365, default: DEFAULT_EXPIRY_DAYS, description: '1–365, default 90 (the advised maximum)' })),
+  expires_in_days: t.Optional(
+    Int({ minimum: 1, maximum: 365, default: DEFAULT_EXPIRY_DAYS, description: '1–365, default 90 (the advised maximum)' }),
+  ),
 })
 
 export const CreatedToken = t.Object({

@@ -81,9 +81,14 @@ export function createTokensService(store: TokensStore, accounts: Pick<AccountsS
       const user = await accounts.authUserById(found.userId)
       if (!user) throw invalid()
       if (!TIER_LIMITS[user.tier].api_access) {
-        throw new ProblemError(403, 'api_access_required', `API access with personal access tokens needs the starter tier or higher; your tier is ${user.tier}.`, {
-          required_tier: 'starter',
-        })
+        throw new ProblemError(
+          403,
+          'api_access_required',
+          `API access with personal access tokens needs the starter tier or higher; your tier is ${user.tier}.`,
+          {
+            required_tier: 'starter',
+          },
+        )
       }
       if (now - (found.lastUsedAt ?? 0) >= LAST_USED_RESOLUTION_MS) {
         await store.touch(found.id, new Date(now), new Date(now - LAST_USED_RESOLUTION_MS))

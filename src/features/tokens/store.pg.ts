@@ -20,7 +20,12 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
         return true
       }),
 
-    listUnrevoked: (userId) => db.select().from(pats).where(and(eq(pats.userId, userId), isNull(pats.revokedAt))).orderBy(desc(pats.createdAt)),
+    listUnrevoked: (userId) =>
+      db
+        .select()
+        .from(pats)
+        .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
+        .orderBy(desc(pats.createdAt)),
 
     revoke: async (userId, tokenId, now, tx) =>
       (
@@ -33,8 +38,14 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
       ).length > 0,
 
     revokeAll: async (userId, now, tx) =>
-      (await storage.use(tx).update(pats).set({ revokedAt: now }).where(and(eq(pats.userId, userId), isNull(pats.revokedAt))).returning({ id: pats.id }))
-        .length,
+      (
+        await storage
+          .use(tx)
+          .update(pats)
+          .set({ revokedAt: now })
+          .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
+          .returning({ id: pats.id })
+      ).length,
 
     async byHash(hash) {
       const [row] = await db
@@ -42,7 +53,13 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
         .from(pats)
         .where(eq(pats.tokenHash, hash))
       return row
-        ? { id: row.id, userId: row.userId, expiresAt: row.expiresAt.getTime(), revokedAt: row.revokedAt?.getTime() ?? null, lastUsedAt: row.lastUsedAt?.getTime() ?? null }
+        ? {
+            id: row.id,
+            userId: row.userId,
+            expiresAt: row.expiresAt.getTime(),
+            revokedAt: row.revokedAt?.getTime() ?? null,
+            lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+          }
         : null
     },
 

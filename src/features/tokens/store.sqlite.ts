@@ -29,7 +29,14 @@ export function sqliteTokensStore(storage: SqliteStorage): TokensStore {
       }),
 
     listUnrevoked: (userId) =>
-      storage.read((db) => db.select().from(pats).where(and(eq(pats.userId, userId), isNull(pats.revokedAt))).orderBy(desc(pats.createdAt)).all()),
+      storage.read((db) =>
+        db
+          .select()
+          .from(pats)
+          .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
+          .orderBy(desc(pats.createdAt))
+          .all(),
+      ),
 
     revoke: (userId, tokenId, now, tx) =>
       storage.write(
@@ -45,7 +52,13 @@ export function sqliteTokensStore(storage: SqliteStorage): TokensStore {
 
     revokeAll: (userId, now, tx) =>
       storage.write(
-        (db) => db.update(pats).set({ revokedAt: now }).where(and(eq(pats.userId, userId), isNull(pats.revokedAt))).returning({ id: pats.id }).all().length,
+        (db) =>
+          db
+            .update(pats)
+            .set({ revokedAt: now })
+            .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
+            .returning({ id: pats.id })
+            .all().length,
         tx,
       ),
 
@@ -53,7 +66,13 @@ export function sqliteTokensStore(storage: SqliteStorage): TokensStore {
       storage.read((db): PatLookup | null => {
         const row = statements(db).byHash.get({ hash })
         return row
-          ? { id: row.id, userId: row.userId, expiresAt: row.expiresAt.getTime(), revokedAt: row.revokedAt?.getTime() ?? null, lastUsedAt: row.lastUsedAt?.getTime() ?? null }
+          ? {
+              id: row.id,
+              userId: row.userId,
+              expiresAt: row.expiresAt.getTime(),
+              revokedAt: row.revokedAt?.getTime() ?? null,
+              lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+            }
           : null
       }),
 
@@ -69,7 +88,12 @@ export function sqliteTokensStore(storage: SqliteStorage): TokensStore {
     },
 
     async prune(cutoff) {
-      await storage.write((db) => db.delete(pats).where(or(lt(pats.revokedAt, cutoff), lt(pats.expiresAt, cutoff))).run())
+      await storage.write((db) =>
+        db
+          .delete(pats)
+          .where(or(lt(pats.revokedAt, cutoff), lt(pats.expiresAt, cutoff)))
+          .run(),
+      )
     },
   }
 }

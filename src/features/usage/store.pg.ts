@@ -39,7 +39,11 @@ export function pgUsageStore(storage: PgStorage): UsageStore {
       try {
         // A savepoint inside the caller's transaction, or a transaction of its own.
         return await db.transaction(async (t): Promise<TakeOutcome> => {
-          const [claimed] = await t.insert(dailyUsageItems).values({ ...key, item }).onConflictDoNothing().returning({ item: dailyUsageItems.item })
+          const [claimed] = await t
+            .insert(dailyUsageItems)
+            .values({ ...key, item })
+            .onConflictDoNothing()
+            .returning({ item: dailyUsageItems.item })
           if (!claimed) return { outcome: 'repeat', used: await usedIn(t, key) }
           const used = await count(t, key, limit)
           if (used === null) throw new Refused()

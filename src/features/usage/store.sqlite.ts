@@ -19,7 +19,12 @@ const statements = perConnection((db: SqliteDb) => {
       .returning({ count: dailyUsage.count })
       .prepare()
   return {
-    claimItem: db.insert(dailyUsageItems).values({ ...keyed, item: sql.placeholder('item') }).onConflictDoNothing().returning().prepare(),
+    claimItem: db
+      .insert(dailyUsageItems)
+      .values({ ...keyed, item: sql.placeholder('item') })
+      .onConflictDoNothing()
+      .returning()
+      .prepare(),
     countUnlimited: upsert(),
     countBelowLimit: upsert(lt(dailyUsage.count, sql.placeholder('limit'))),
     used: db
@@ -69,7 +74,14 @@ export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
 
     used: (key, tx) => storage.read((db) => usedIn(db, key), tx),
 
-    usedOn: (subject, day) => storage.read((db) => Object.fromEntries(statements(db).usedOn.all({ subject, day }).map((r) => [r.metric, r.count]))),
+    usedOn: (subject, day) =>
+      storage.read((db) =>
+        Object.fromEntries(
+          statements(db)
+            .usedOn.all({ subject, day })
+            .map((r) => [r.metric, r.count]),
+        ),
+      ),
 
     hit: (key, windowStart) =>
       storage.write(

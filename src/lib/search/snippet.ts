@@ -79,8 +79,17 @@ export function snippet(texts: string[], terms: SearchTerms): string {
     }
     return render(region, hits, best.start)
   }
-  fallback ??= texts.map((full) => ({ text: full.slice(0, REGION), tokens: tokenize(full.slice(0, REGION)), before: false, after: full.length > REGION })).find((r) => r.tokens.length > 0) ?? null
-  return fallback ? render(fallback, fallback.tokens.map(() => false), 0) : ''
+  fallback ??=
+    texts
+      .map((full) => ({ text: full.slice(0, REGION), tokens: tokenize(full.slice(0, REGION)), before: false, after: full.length > REGION }))
+      .find((r) => r.tokens.length > 0) ?? null
+  return fallback
+    ? render(
+        fallback,
+        fallback.tokens.map(() => false),
+        0,
+      )
+    : ''
 }
 
 const isWordChar = (code: number) => (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90)

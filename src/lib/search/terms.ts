@@ -27,7 +27,13 @@ export interface SearchTerms {
 
 export const NON_ASCII = /[^\x00-\x7f]/
 /** Lower case without diacritics, as FTS5's unicode61 tokenizer (remove_diacritics 2) sees words. */
-export const fold = (word: string) => (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase() : word.toLowerCase())
+export const fold = (word: string) =>
+  NON_ASCII.test(word)
+    ? word
+        .normalize('NFD')
+        .replace(/\p{M}+/gu, '')
+        .toLowerCase()
+    : word.toLowerCase()
 
 export const WORD = /[\p{L}\p{N}\p{M}]+/gu
 /** The same for text known to be ASCII, several times faster. */

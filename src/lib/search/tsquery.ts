@@ -88,8 +88,11 @@ const ALWAYS_FITS = Math.floor(MAX_VECTOR_BYTES / 3)
 export function wordSetVector(texts: string[]): string {
   const joined = texts.join(' ')
   const ascii = !NON_ASCII.test(joined)
-  const folded = (ascii ? joined.replace(NOT_ASCII_WORD, ' ') : joined.normalize('NFD').replace(MARKS, '').replace(NOT_WORD, ' ')).toLowerCase().trim()
-  if ((ascii ? folded.length : Buffer.byteLength(folded)) < ALWAYS_FITS && !RUN_TOO_LONG.test(folded)) return [...new Set(folded.split(' '))].join(' ')
+  const folded = (ascii ? joined.replace(NOT_ASCII_WORD, ' ') : joined.normalize('NFD').replace(MARKS, '').replace(NOT_WORD, ' '))
+    .toLowerCase()
+    .trim()
+  if ((ascii ? folded.length : Buffer.byteLength(folded)) < ALWAYS_FITS && !RUN_TOO_LONG.test(folded))
+    return [...new Set(folded.split(' '))].join(' ')
   const words = new Set<string>()
   let bytes = 0
   for (const text of texts) {

@@ -82,7 +82,8 @@ export async function importPromptsCsv(target: ImportTarget, text: string, opts:
     if (title === '' || content === '' || title.length > LIMITS.title || content.length > LIMITS.content) continue
 
     const devFlag = forDevs === -1 ? '' : row.fields[forDevs]!.trim().toLowerCase()
-    if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false') warn(row.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
+    if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false')
+      warn(row.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
     const categoryId = opts.category ?? (devFlag === 'true' ? 'coding' : 'general')
     const id = uuidV5(`${categoryId}\n${title}`)
     const earlier = seen.get(id)
@@ -99,7 +100,8 @@ export async function importPromptsCsv(target: ImportTarget, text: string, opts:
   const inputs = [...latest.values()].map((p) => p.input)
   const bumped = await target.transaction(async (tx) => {
     let changed = false
-    for (const categoryId of new Set(inputs.map((p) => p.categoryId))) changed = (await target.catalogue.ensureCategory(categoryId, now, tx)) || changed
+    for (const categoryId of new Set(inputs.map((p) => p.categoryId)))
+      changed = (await target.catalogue.ensureCategory(categoryId, now, tx)) || changed
     const progress = (done: number) => done < inputs.length && opts.onProgress?.(done, inputs.length)
     for (const outcome of await target.catalogue.upsertPrompts(inputs, now, tx, progress)) report[outcome]++
     opts.onProgress?.(inputs.length, inputs.length)

@@ -98,7 +98,9 @@ export class RecordReader {
   }
 
   strings(key: string): string[] {
-    return this.stringArray(key).map((s) => cleanText(s).trim()).filter(Boolean)
+    return this.stringArray(key)
+      .map((s) => cleanText(s).trim())
+      .filter(Boolean)
   }
 
   integer(key: string, fallback: number): number {
@@ -140,5 +142,4 @@ export class RecordReader {
   }
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -84,7 +84,11 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
     return value
   }
   // Reads every record of a section with `parse`, reporting its problems at the record's line.
-  function records<T>(name: Section, known: string[], parse: (r: RecordReader, index: number) => T | null): { value: T; line: () => number | null }[] {
+  function records<T>(
+    name: Section,
+    known: string[],
+    parse: (r: RecordReader, index: number) => T | null,
+  ): { value: T; line: () => number | null }[] {
     const out: { value: T; line: () => number | null }[] = []
     section(name).forEach((raw, index) => {
       const line = () => lineOf(name, index)
@@ -109,7 +113,11 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
         continue
       }
       const s = new RecordReader(raw, ['id', 'name', 'description'])
-      const sub = { id: s.slug('id', { required: true }), name: s.text('name', { required: true, max: LIMITS.name }), description: s.text('description', { max: LIMITS.description, fallback: '' }) }
+      const sub = {
+        id: s.slug('id', { required: true }),
+        name: s.text('name', { required: true, max: LIMITS.name }),
+        description: s.text('description', { max: LIMITS.description, fallback: '' }),
+      }
       r.errors.push(...s.errors.map((m) => `subcategories[${i}]: ${m}`))
       r.warnings.push(...s.warnings.map((m) => `subcategories[${i}]: ${m}`))
       if (sub.id && subs.some((x) => x.id === sub.id)) r.errors.push(`subcategories[${i}]: duplicate id "${sub.id}"`)
@@ -124,42 +132,51 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
     return { id, name, description: description ?? '', icon: icon ?? '', order, subcategories: subs }
   })
 
-  const prompts = records<PromptInput>('prompts', ['id', 'title', 'description', 'category', 'subcategory', 'tags', 'content', 'created_at', 'updated_at'], (r) => {
-    const rawId = r.record.id
-    const id = typeof rawId === 'string' && UUID.test(rawId) ? rawId.toLowerCase() : null
-    if (id === null) r.errors.push('"id" must be a UUID such as 3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f')
-    const title = r.text('title', { required: true, max: LIMITS.title, exact: true })
-    const description = r.text('description', { max: LIMITS.description, fallback: '', exact: true })
-    const categoryId = r.slug('category', { required: true })
-    const subcategoryId = r.slug('subcategory')
-    const tags = r.tags('tags')
-    const content = r.text('content', { required: true, max: LIMITS.content, exact: true })
-    const createdAt = r.timestamp('created_at')
-    const updatedAt = r.timestamp('updated_at')
-    if (id === null || title === null || categoryId === null || content === null) return null
-    return { id, title, description: description ?? '', categoryId, subcategoryId, tags, content, createdAt, updatedAt }
-  })
+  const prompts = records<PromptInput>(
+    'prompts',
+    ['id', 'title', 'description', 'category', 'subcategory', 'tags', 'content', 'created_at', 'updated_at'],
+    (r) => {
+      const rawId = r.record.id
+      const id = typeof rawId === 'string' && UUID.test(rawId) ? rawId.toLowerCase() : null
+      if (id === null) r.errors.push('"id" must be a UUID such as 3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f')
+      const title = r.text('title', { required: true, max: LIMITS.title, exact: true })
+      const description = r.text('description', { max: LIMITS.description, fallback: '', exact: true })
+      const categoryId = r.slug('category', { required: true })
+      const subcategoryId = r.slug('subcategory')
+      const tags = r.tags('tags')
+      const content = r.text('content', { required: true, max: LIMITS.content, exact: true })
+      const createdAt = r.timestamp('created_at')
+      const updatedAt = r.timestamp('updated_at')
+      if (id === null || title === null || categoryId === null || content === null) return null
+      return { id, title, description: description ?? '', categoryId, subcategoryId, tags, content, createdAt, updatedAt }
+    },
+  )
 
-  const skills = records<SkillInput>('skills', ['id', 'name', 'description', 'category', 'tags', 'license', 'compatibility', 'metadata', 'allowed_tools', 'files', 'instructions'], (r) => {
-    const name = r.slug('name', { required: true })
-    const id = r.slug('id') ?? name
-    if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
-    if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
-    const description = r.text('description', { required: true, max: 100_000, exact: true })
-    if (description !== null && description.length > LIMITS.skillDescription) r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
-    const skill = {
-      category: r.slug('category') ?? 'general',
-      tags: r.tags('tags'),
-      license: r.text('license', { max: 1000 }),
-      compatibility: r.text('compatibility', { max: 1000 }),
-      metadata: r.stringMap('metadata'),
-      allowedTools: r.strings('allowed_tools'),
-      files: r.strings('files'),
-      instructions: r.text('instructions', { required: true, max: LIMITS.content, exact: true }),
-    }
-    if (name === null || description === null || skill.instructions === null) return null
-    return { ...skill, id: name, name, description, instructions: skill.instructions }
-  })
+  const skills = records<SkillInput>(
+    'skills',
+    ['id', 'name', 'description', 'category', 'tags', 'license', 'compatibility', 'metadata', 'allowed_tools', 'files', 'instructions'],
+    (r) => {
+      const name = r.slug('name', { required: true })
+      const id = r.slug('id') ?? name
+      if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
+      if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
+      const description = r.text('description', { required: true, max: 100_000, exact: true })
+      if (description !== null && description.length > LIMITS.skillDescription)
+        r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
+      const skill = {
+        category: r.slug('category') ?? 'general',
+        tags: r.tags('tags'),
+        license: r.text('license', { max: 1000 }),
+        compatibility: r.text('compatibility', { max: 1000 }),
+        metadata: r.stringMap('metadata'),
+        allowedTools: r.strings('allowed_tools'),
+        files: r.strings('files'),
+        instructions: r.text('instructions', { required: true, max: LIMITS.content, exact: true }),
+      }
+      if (name === null || description === null || skill.instructions === null) return null
+      return { ...skill, id: name, name, description, instructions: skill.instructions }
+    },
+  )
 
   // Cross-record rules: unique ids within the file; prompts name a known category/subcategory.
   const dupes = <T>(items: { value: T; line: () => number | null }[], key: (v: T) => string, what: string) => {
@@ -178,7 +195,11 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
   for (const { value, line } of prompts) {
     if (!fileSubs.has(value.categoryId) && !stored.has(value.categoryId)) {
       fail(line(), `prompt ${value.id}: unknown category "${value.categoryId}" (define it in "categories")`)
-    } else if (value.subcategoryId && !fileSubs.get(value.categoryId)?.has(value.subcategoryId) && !stored.get(value.categoryId)?.has(value.subcategoryId)) {
+    } else if (
+      value.subcategoryId &&
+      !fileSubs.get(value.categoryId)?.has(value.subcategoryId) &&
+      !stored.get(value.categoryId)?.has(value.subcategoryId)
+    ) {
       fail(line(), `prompt ${value.id}: category "${value.categoryId}" has no subcategory "${value.subcategoryId}"`)
     }
   }
@@ -195,7 +216,13 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
       }
       const total = prompts.length + skills.length
       const progress = (done: number) => done < total && opts.onProgress?.(done, total)
-      for (const o of await target.catalogue.upsertPrompts(prompts.map((p) => p.value), now, tx, progress)) outcome(o)
+      for (const o of await target.catalogue.upsertPrompts(
+        prompts.map((p) => p.value),
+        now,
+        tx,
+        progress,
+      ))
+        outcome(o)
       let done = prompts.length
       for (let i = 0; i < skills.length; i += BATCH) {
         const batch = skills.slice(i, i + BATCH).map((s) => s.value)
