@@ -21,7 +21,8 @@ const importsOf = (text: string) =>
 /** The feature a source file belongs to, or null. */
 const featureOf = (path: string) => /^features\/([^/]+)\//.exec(path)?.[1] ?? null
 const isTableDefinition = (path: string) => /\/schema(\.[a-z]+)?\.ts$/.test(path)
-const isAdapter = (path: string) => /\/store\.[a-z]+\.ts$/.test(path) || path.startsWith('db/')
+/** Storage adapters: a feature's store.<engine>.ts and search.<engine>.ts, and db/. */
+const isAdapter = (path: string) => /\/(store|search)\.[a-z]+\.ts$/.test(path) || path.startsWith('db/')
 
 describe('module boundaries', () => {
   test('a feature imports another feature only through its index.ts (table definitions may name tables for foreign keys)', () => {
@@ -59,7 +60,7 @@ describe('module boundaries', () => {
   test('services and stores know no Request, Response or Elysia', () => {
     const offences: string[] = []
     for (const { path, text } of sources) {
-      if (!/^features\/[^/]+\/(service|store)(\.[a-z]+)?\.ts$/.test(path)) continue
+      if (!/^features\/[^/]+\/(service|store|search)(\.[a-z]+)?\.ts$/.test(path)) continue
       if (importsOf(text).some((s) => s === 'elysia')) offences.push(`${path} imports elysia`)
       if (/\bnew Response\(|: Request\b|\bRequest\)/.test(text)) offences.push(`${path} handles Request/Response`)
     }

@@ -9,16 +9,18 @@ import type { FileReport } from './import/report'
 import type { ImportOptions } from './import/run'
 import type { ImportTarget } from './import/target'
 import type { CatalogueStore } from './store'
+import type { PromptSearch } from './search'
 
 export interface ImporterDeps {
   storage: Pick<Storage, 'transaction'>
   store: CatalogueStore
+  search: PromptSearch
   skills: SkillsService
   /** called after a committed write that moved the catalogue revision */
   noteWrite: () => Promise<void>
 }
 
-export function createImporter({ storage, store, skills, noteWrite }: ImporterDeps) {
+export function createImporter({ storage, store, search, skills, noteWrite }: ImporterDeps) {
   const target: ImportTarget = {
     transaction: (fn, tx) => storage.transaction(fn, tx),
     catalogue: store,
@@ -66,15 +68,15 @@ export function createImporter({ storage, store, skills, noteWrite }: ImporterDe
       return loaded
     },
 
-    /** After a large import: see CatalogueStore.optimizeSearchIndex (prompts and skills). */
+    /** After a large import: see PromptSearch.optimize (prompts and skills). */
     async optimizeSearchIndex(): Promise<void> {
-      await store.optimizeSearchIndex()
+      await search.optimize()
       await skills.optimizeSearchIndex()
     },
 
     /** The search indexes of every prompt and skill, written again from the rows (after `promptlib db copy`). */
     async rebuildSearchIndex(): Promise<void> {
-      await store.rebuildSearchIndex()
+      await search.rebuild()
       await skills.rebuildSearchIndex()
     },
   }

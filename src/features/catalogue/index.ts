@@ -8,8 +8,10 @@ import type { SkillsService } from '../skills'
 import type { UsageService } from '../usage'
 import { createImporter } from './importer'
 import { createCatalogueService } from './service'
-import { sqliteCatalogueStore } from './store.sqlite'
+import { pgPromptSearch } from './search.pg'
+import { sqlitePromptSearch } from './search.sqlite'
 import { pgCatalogueStore } from './store.pg'
+import { sqliteCatalogueStore } from './store.sqlite'
 
 export { catalogueRoutes } from './routes'
 export { formatIssue, type FileReport, type ImportIssue } from './import/report'
@@ -17,9 +19,10 @@ export type { CategoryView, Prompt, PromptSummary } from './model'
 export type { Caller } from './service'
 
 export function createCatalogue({ storage, usage, skills }: { storage: Storage; usage: Pick<UsageService, 'consume'>; skills: SkillsService }) {
-  const store = storage.engine === 'sqlite' ? sqliteCatalogueStore(storage) : pgCatalogueStore(storage)
-  const service = createCatalogueService({ store, usage })
-  const importer = createImporter({ storage, store, skills, noteWrite: service.noteWrite })
+  const [store, search] =
+    storage.engine === 'sqlite' ? [sqliteCatalogueStore(storage), sqlitePromptSearch(storage)] : [pgCatalogueStore(storage), pgPromptSearch(storage)]
+  const service = createCatalogueService({ store, search, usage })
+  const importer = createImporter({ storage, store, search, skills, noteWrite: service.noteWrite })
   return { ...service, ...importer, jobs: [] as Job[] }
 }
 

@@ -8,6 +8,7 @@ import { slugify } from '../../lib/text'
 import { type Tier, TIER_LIMITS } from '../../tiers'
 import { addressSubject, type DailyQuota, dailyLimitReached, type UsageService, userSubject } from '../usage'
 import { type CategoryView, type Prompt, type PromptPage, type PromptSummary, SEARCH_COUNT_CAP, type SearchPage } from './model'
+import type { PromptSearch } from './search'
 import type { CatalogueStore, Page, PromptRecord, Sort, TreeRows } from './store'
 import { parseVariables } from './text'
 
@@ -62,10 +63,11 @@ export interface Caller {
 
 export interface CatalogueDeps {
   store: CatalogueStore
+  search: PromptSearch
   usage: Pick<UsageService, 'consume'>
 }
 
-export function createCatalogueService({ store, usage }: CatalogueDeps) {
+export function createCatalogueService({ store, search, usage }: CatalogueDeps) {
   let tree: Tree | null = null
   let checkedAt = -Infinity
   let revalidating: Promise<Tree> | null = null
@@ -169,7 +171,7 @@ export function createCatalogueService({ store, usage }: CatalogueDeps) {
       if (!terms) return empty
       const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
       if (tag === '') return empty
-      const { total, hits } = await store.search(
+      const { total, hits } = await search.search(
         { terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag },
         { limit, offset },
         SEARCH_COUNT_CAP,

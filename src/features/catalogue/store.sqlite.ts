@@ -1,7 +1,5 @@
-// SQLite adapter of the catalogue port. Search runs on two external-content FTS5 indexes:
-// prompts_fts (title, description, content, tags, facets: what matches) and prompts_head_fts
-// (title, description, tags, facets: what ranks, with bm25). Filters are facet tokens inside the
-// index (lib/search/fts5.ts). The indexes are written explicitly, in the same transaction as the
+// SQLite adapter of the catalogue port. The search indexes (search.sqlite.ts reads them) are
+// written here, explicitly, in the same transaction as the
 // rows (an update first removes the old text: the 'delete' command needs the old values), and
 // the index writes of a call (a whole file) are queued and run together at its end: any other statement that
 // opens a statement journal between two FTS5 inserts makes FTS5 flush its in-memory segment, and
@@ -11,12 +9,12 @@
 import type { SQLQueryBindings, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage, Tx } from '../../db/storage'
-import { ftsExpression, facetToken, promptFacets } from '../../lib/search/fts5'
+import { promptFacets } from '../../lib/search/fts5'
 import { joinTags, splitTags } from '../../lib/text'
 import type { CatalogueStore, Outcome, PromptRecord, Sort } from './store'
 import { nameFromSlug, previewOf, promptSourceHash } from './text'
 
-interface SummaryRow {
+export interface SummaryRow {
   seq: number
   id: string
   title: string
@@ -30,10 +28,10 @@ interface SummaryRow {
   updated_at: number
 }
 
-const SUMMARY_COLUMNS =
+export const SUMMARY_COLUMNS =
   'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.preview, p.favorite_count, p.created_at, p.updated_at'
 
-const record = (r: SummaryRow): PromptRecord => ({
+export const record = (r: SummaryRow): PromptRecord => ({
   id: r.id,
   title: r.title,
   description: r.description,
@@ -52,16 +50,6 @@ const ORDER: Record<Sort, string> = {
   title: 'p.title COLLATE NOCASE ASC, p.seq ASC',
 }
 
-/** bm25 column weights over the heads index: title, description, tags, facets. */
-const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
-/**
- * At most this many head matches (the newest) are ranked: only a query of little but common
- * words reaches it, and ranking every title that holds "for" would take a hundred milliseconds.
- */
-const HEAD_RANK_CAP = 5000
-/** How many whole words an unfinished last word may stand for (the most frequent first). */
-const MAX_COMPLETIONS = 16
-const SEARCH_INDEXES = ['prompts_fts', 'prompts_head_fts'] as const
 const PROGRESS_EVERY = 1000
 
 type OldPrompt = { seq: number; title: string; description: string; content: string; tags: string; facets: string }
@@ -78,23 +66,6 @@ const statements = perConnection((db: SqliteDb) => {
   return {
     prepared,
     revision: c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1'),
-    completionsOf: c.prepare<{ term: string }, [string, string]>(
-      `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
-    ),
-    countMatches: c.prepare<{ n: number }, [string, number]>(
-      'SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)',
-    ),
-    // One row always: the number of head matches and the page of them, best first.
-    headPage: c.prepare<{ n: number; page: string }, [string, number, number]>(
-      `WITH m AS MATERIALIZED (SELECT rowid AS seq, ${HEAD_BM25} AS score FROM prompts_head_fts WHERE prompts_head_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${HEAD_RANK_CAP})
-       SELECT (SELECT count(*) FROM m) AS n,
-              (SELECT json_group_array(seq) FROM (SELECT seq FROM m ORDER BY score, seq DESC LIMIT ?2 OFFSET ?3)) AS page`,
-    ),
-    contentOnlyPage: c.prepare<{ seq: number }, [string, string, number, number]>(
-      `SELECT rowid AS seq FROM prompts_fts WHERE prompts_fts MATCH ?
-         AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
-       ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-    ),
     // the write path
     category: c.prepare<{ name: string; description: string; icon: string; sort_order: number }, [string]>(
       'SELECT name, description, icon, sort_order FROM categories WHERE id = ?',
@@ -137,7 +108,7 @@ const statements = perConnection((db: SqliteDb) => {
   }
 })
 
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',')
+export const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',')
 
 export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
   /**
@@ -147,22 +118,6 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
    * what makes it atomic (a throw rolls all of it back).
    */
   const inTransaction = <T>(tx: Tx, fn: (db: SqliteDb) => T): Promise<T> => storage.read(fn, tx)
-
-  // Completions of unfinished words, remembered for the catalogue revision they were read at
-  // (people type the same beginnings over and over).
-  let completionCache = { revision: -1, words: new Map<string, string[]>() }
-  function completionsFor(db: SqliteDb, prefix: string): string[] {
-    const s = statements(db)
-    const revision = s.revision.get()?.revision ?? 0
-    if (completionCache.revision !== revision) completionCache = { revision, words: new Map() }
-    let words = completionCache.words.get(prefix)
-    if (!words) {
-      words = s.completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term)
-      if (completionCache.words.size >= 10_000) completionCache.words.clear()
-      completionCache.words.set(prefix, words)
-    }
-    return words
-  }
 
   return {
     revision: () => storage.read((db) => statements(db).revision.get()?.revision ?? 0),
@@ -229,52 +184,6 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
             `SELECT id, title, category_id AS categoryId FROM prompts WHERE id IN (${placeholders(ids.length)})`,
           )
           .all(...ids)
-      }),
-
-    search: ({ terms, categoryId, subcategoryId, tag }, { limit, offset }, cap) =>
-      storage.read((db) => {
-        const s = statements(db)
-        const facets: string[] = []
-        if (categoryId !== undefined) facets.push(facetToken('c', categoryId))
-        if (subcategoryId !== undefined) facets.push(facetToken('s', subcategoryId))
-        if (tag !== undefined) facets.push(facetToken('t', tag))
-        const completions = terms.prefix ? completionsFor(db, terms.words[terms.words.length - 1]!) : undefined
-        const match = ftsExpression(terms, facets, completions)
-
-        const total = Math.min(s.countMatches.get(match, cap)!.n, cap)
-        if (offset >= total) return { total, hits: [] }
-        const end = Math.min(offset + limit, total)
-        const heads = s.headPage.get(match, end - offset, offset)!
-        const headSeqs = JSON.parse(heads.page) as number[]
-        const contentSeqs: number[] = []
-        if (offset + headSeqs.length < end) {
-          const tailOffset = Math.max(0, offset - heads.n)
-          for (const r of s.contentOnlyPage.all(match, match, end - offset - headSeqs.length, tailOffset)) contentSeqs.push(r.seq)
-        }
-        const seqs = [...headSeqs, ...contentSeqs]
-        if (seqs.length === 0) return { total, hits: [] }
-        const rows = new Map(
-          s
-            .prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${placeholders(seqs.length)})`)
-            .all(...seqs)
-            .map((r) => [r.seq, r]),
-        )
-        // Content only for content-only matches: a head match's snippet comes from its short fields.
-        const contents = new Map<number, string>()
-        if (contentSeqs.length > 0) {
-          for (const r of s
-            .prepared<{ seq: number; content: string }>(
-              `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${placeholders(contentSeqs.length)})`,
-            )
-            .all(...contentSeqs)) {
-            contents.set(r.seq, r.content)
-          }
-        }
-        const hits = seqs.flatMap((seq) => {
-          const row = rows.get(seq)
-          return row ? [{ prompt: record(row), content: contents.get(seq) }] : []
-        })
-        return { total, hits }
       }),
 
     categoryOutline: (categoryIds, tx) =>
@@ -401,15 +310,5 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
 
     // BEGIN IMMEDIATE already keeps every other writer, in this process or another, out of the transaction.
     lockDemoLoad: async () => {},
-
-    optimizeSearchIndex: async () => {
-      // FTS5 builds its index in segments as rows arrive; after a large import every query would
-      // look a word up in each of them. 'optimize' merges them (about 1.5 s per 100,000 prompts).
-      for (const table of SEARCH_INDEXES) await storage.write((db) => db.$client.run(`INSERT INTO ${table} (${table}) VALUES ('optimize')`))
-    },
-
-    rebuildSearchIndex: async () => {
-      for (const table of SEARCH_INDEXES) await storage.write((db) => db.$client.run(`INSERT INTO ${table} (${table}) VALUES ('rebuild')`))
-    },
   }
 }

@@ -1,8 +1,7 @@
-// The catalogue port: categories, prompts and their search, and the write path the importers
-// use. Every write method joins the caller's transaction (`tx`): an imported file is one
+// The catalogue port: categories, prompts, and the write path the importers use (search is its
+// own port: search.ts). Every write method joins the caller's transaction (`tx`): an imported file is one
 // transaction, whichever engine.
 import type { Tx } from '../../db/storage'
-import type { SearchTerms } from '../../lib/search/terms'
 
 export type Outcome = 'created' | 'updated' | 'unchanged'
 export type Sort = 'popular' | 'newest' | 'title'
@@ -61,23 +60,6 @@ export interface PromptRecord {
   updatedAt: Date
 }
 
-export interface SearchQuery {
-  terms: SearchTerms
-  categoryId?: string
-  subcategoryId?: string
-  /** in slug form */
-  tag?: string
-}
-
-/**
- * A search hit in rank order. `content` (its first 50,000 characters) comes with content-only
- * matches, whose snippet is drawn from it; a head match's snippet comes from its short fields.
- */
-export interface SearchHit {
-  prompt: PromptRecord
-  content?: string
-}
-
 export interface CatalogueStore {
   /** The catalogue revision: it moves with every transaction that changes categories or prompt placement. */
   revision(): Promise<number>
@@ -90,11 +72,6 @@ export interface CatalogueStore {
   prompt(id: string): Promise<(PromptRecord & { content: string }) | null>
   /** Title and category of each prompt that exists, in no particular order. */
   titles(ids: string[]): Promise<{ id: string; title: string; categoryId: string }[]>
-  /**
-   * Two tiers: prompts whose title, description or tags hold every word, best first; then those
-   * that match only with their content, newest first. `total` counts matches up to `cap`.
-   */
-  search(query: SearchQuery, page: Page, cap: number): Promise<{ total: number; hits: SearchHit[] }>
 
   /** The given categories that exist, each with the ids of its subcategories. */
   categoryOutline(categoryIds: string[], tx?: Tx): Promise<Map<string, Set<string>>>
@@ -114,8 +91,4 @@ export interface CatalogueStore {
   hasContent(tx?: Tx): Promise<boolean>
   /** Serialises instances loading the demo catalogue into an empty database (held until `tx` ends). */
   lockDemoLoad(tx: Tx): Promise<void>
-  /** After a large import: merge the search index (SQLite) or refresh statistics and pending index entries (PostgreSQL). */
-  optimizeSearchIndex(): Promise<void>
-  /** Writes the search index of every prompt again from the rows (after `promptlib db copy`). */
-  rebuildSearchIndex(): Promise<void>
 }
