@@ -47,7 +47,8 @@ async function start(command: string[], env: Record<string, string>, url: string
 const fakePort = freePort()
 const fakeUrl = `http://127.0.0.1:${fakePort}`
 await start(pinned(1, [process.execPath, join(ROOT, 'test/support/fake-llm.ts'), String(fakePort)]), {}, fakeUrl, '/__ready')
-const setScript = (script: object) => fetch(`${fakeUrl}/__script`, { method: 'PUT', body: JSON.stringify(script), headers: { 'content-type': 'application/json' } })
+const setScript = (script: object) =>
+  fetch(`${fakeUrl}/__script`, { method: 'PUT', body: JSON.stringify(script), headers: { 'content-type': 'application/json' } })
 
 async function startServer(extra: Record<string, string>) {
   const port = freePort()
@@ -82,7 +83,12 @@ code below and propose a fix for my team; explain the root cause first. Keep it 
 const optimizeBody = (mode = 'structured', prompt = PROMPT) => JSON.stringify({ prompt, mode })
 
 function postOptimize(url: string, token: string, body = optimizeBody(), signal?: AbortSignal) {
-  return fetch(`${url}/api/optimizer/optimize`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, signal })
+  return fetch(`${url}/api/optimizer/optimize`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body,
+    signal,
+  })
 }
 
 /** Reads a response body; resolves with the time the first chunk containing `marker` arrived, then reads to the end. */
@@ -110,7 +116,10 @@ const verdict = (ok: boolean) => {
 console.log(`\n(a) built-in engine, ${SEQUENTIAL} sequential requests per prompt size, time to the first delta event`)
 const [builtinToken] = createUsers(builtin.dataDir, 1, 'a')
 const longPrompt = 'Our checkout must stay under 200 ms and we never store card numbers. '.repeat(300).slice(0, 20_000)
-for (const [label, prompt] of [['~200-character prompt', PROMPT], ['20,000-character prompt', longPrompt]] as const) {
+for (const [label, prompt] of [
+  ['~200-character prompt', PROMPT],
+  ['20,000-character prompt', longPrompt],
+] as const) {
   const modes = ['enhance', 'structured', 'chain-of-thought', 'few-shot', 'model-specific']
   for (let i = 0; i < 20; i++) await readUntil(await postOptimize(builtin.server.url, builtinToken!, optimizeBody(modes[i % 5], prompt)), null)
   const times: number[] = []
@@ -132,7 +141,12 @@ const TOKEN_DELAY = 10
 console.log(`\n(b) 100 concurrent streams, upstream sends ${TOKENS} tokens ${TOKEN_DELAY} ms apart; ${ROUNDS} round(s), alternating`)
 await setScript({ tokens: Array.from({ length: TOKENS }, (_, i) => `tok${i} `), tokenDelayMs: TOKEN_DELAY })
 const relayTokens = createUsers(relay.dataDir, 100, 'b')
-const upstreamBody = JSON.stringify({ model: 'fake-model', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: PROMPT }] })
+const upstreamBody = JSON.stringify({
+  model: 'fake-model',
+  stream: true,
+  stream_options: { include_usage: true },
+  messages: [{ role: 'user', content: PROMPT }],
+})
 
 async function wave(kind: 'direct' | 'relay'): Promise<{ total: number; mean: number }> {
   const t0 = performance.now()
@@ -141,7 +155,11 @@ async function wave(kind: 'direct' | 'relay'): Promise<{ total: number; mean: nu
       const s = performance.now()
       const res =
         kind === 'direct'
-          ? await fetch(`${fakeUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: upstreamBody })
+          ? await fetch(`${fakeUrl}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+              body: upstreamBody,
+            })
           : await postOptimize(relay.server.url, token)
       const { text } = await readUntil(res, null)
       if (!text.includes(kind === 'direct' ? '[DONE]' : 'event: done')) throw new Error(`(b) ${kind} stream did not finish: ${text.slice(-300)}`)
@@ -165,7 +183,9 @@ const rMean = median(relayed.map((d) => d.mean))
 console.log(`    direct from the fake upstream: all done in ${ms(dTotal)}, mean stream ${ms(dMean)}`)
 console.log(`    relayed through the server:    all done in ${ms(rTotal)}, mean stream ${ms(rMean)}`)
 const overhead = rTotal / dTotal - 1
-console.log(`    relay adds ${(overhead * 100).toFixed(2)} % to the total stream time (mean stream: ${((rMean / dMean - 1) * 100).toFixed(2)} %)  (target <= 5 %)  ${verdict(overhead <= 0.05)}`)
+console.log(
+  `    relay adds ${(overhead * 100).toFixed(2)} % to the total stream time (mean stream: ${((rMean / dMean - 1) * 100).toFixed(2)} %)  (target <= 5 %)  ${verdict(overhead <= 0.05)}`,
+)
 
 // --- (c) 1,000 open streams: resident memory --------------------------------------------------
 console.log(`\n(c) ${HELD} concurrent open streams held by the upstream (one per user, pro tier)`)
@@ -200,7 +220,9 @@ while (established < HELD && Date.now() < deadline) await Bun.sleep(50)
 if (established < HELD) throw new Error(`(c) only ${established} of ${HELD} streams got their deltas`)
 await Bun.sleep(1000)
 const heldRss = rssMb(pid)
-console.log(`    all ${HELD} streams open and streaming; server RSS ${heldRss} MB (idle before: ${idleRss} MB)  (target <= 250 MB)  ${verdict(heldRss <= 250)}`)
+console.log(
+  `    all ${HELD} streams open and streaming; server RSS ${heldRss} MB (idle before: ${idleRss} MB)  (target <= 250 MB)  ${verdict(heldRss <= 250)}`,
+)
 const abortedAt = performance.now()
 controller.abort()
 await Promise.allSettled(held)
@@ -213,7 +235,9 @@ while (running > 0 && performance.now() - abortedAt < 10_000) {
 }
 const aborted = (db.query("SELECT count(*) AS n FROM optimization_history WHERE status = 'aborted'").get() as { n: number }).n
 db.close()
-console.log(`    clients closed: ${aborted} entries stored as aborted, ${running} still running, ${ms(performance.now() - abortedAt)} after the abort`)
+console.log(
+  `    clients closed: ${aborted} entries stored as aborted, ${running} still running, ${ms(performance.now() - abortedAt)} after the abort`,
+)
 
 for (const s of started.reverse()) await s.stop()
 console.log(missed ? `\n${missed} target(s) missed` : '\nall targets met')

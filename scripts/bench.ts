@@ -68,7 +68,12 @@ for (const s of selected) {
 const recordingsFile = join(dataDir, 'recordings.json')
 writeFileSync(recordingsFile, JSON.stringify(recordings))
 const baselinePort = freePort()
-const baseline = await startProcess(pinned(0, [process.execPath, join(ROOT, 'scripts/bench/baseline.ts'), String(baselinePort), recordingsFile]), {}, `http://127.0.0.1:${baselinePort}`, '/')
+const baseline = await startProcess(
+  pinned(0, [process.execPath, join(ROOT, 'scripts/bench/baseline.ts'), String(baselinePort), recordingsFile]),
+  {},
+  `http://127.0.0.1:${baselinePort}`,
+  '/',
+)
 
 interface Row {
   name: string
@@ -116,7 +121,9 @@ for (const row of rows) {
   console.log(
     `${row.name.padEnd(18)}  ${fmt(row.baseline.rps).padStart(14)}  ${row.baseline.p99.toFixed(2).padStart(6)}  ${fmt(row.server.rps).padStart(13)}  ${row.server.p99
       .toFixed(2)
-      .padStart(6)}  ${ratio.toFixed(2).padStart(6)}   ${target}${s.target ? (ok ? '  ok' : '  MISSED') : ''}${row.errors ? `  (${row.errors} errors)` : ''}`,
+      .padStart(
+        6,
+      )}  ${ratio.toFixed(2).padStart(6)}   ${target}${s.target ? (ok ? '  ok' : '  MISSED') : ''}${row.errors ? `  (${row.errors} errors)` : ''}`,
   )
 }
 console.log('\nserver/baseline per round (ratio above = their median):')
@@ -150,7 +157,9 @@ if (opts.binary) {
   const startFirst = median(starts.map((s) => s.first))
   const startAgain = median(starts.map((s) => s.restart))
   const rss = median(starts.map((s) => s.rss))
-  console.log(`\nbinary start-up to first 200: ${startFirst.toFixed(0)} ms on an empty data dir, ${startAgain.toFixed(0)} ms on restart (target <= 150 ms)${startFirst <= 150 ? '  ok' : '  MISSED'}`)
+  console.log(
+    `\nbinary start-up to first 200: ${startFirst.toFixed(0)} ms on an empty data dir, ${startAgain.toFixed(0)} ms on restart (target <= 150 ms)${startFirst <= 150 ? '  ok' : '  MISSED'}`,
+  )
   console.log(`binary idle RSS: ${rss} MB (target <= 80 MB)${rss <= 80 ? '  ok' : '  MISSED'}`)
   if (startFirst > 150) missed++
   if (rss > 80) missed++

@@ -1,75 +1,104 @@
 // Composition root: builds every feature from its dependencies and mounts it. No logic here.
 import { Elysia } from 'elysia'
 import type { Config } from './config'
-import type { Db } from './db/client'
-import { createReadBatcher } from './db/read-batch'
-import { createAccounts } from './features/accounts/service'
-import { PasswordHasher } from './features/accounts/passwords'
-import { accountsRoutes } from './features/accounts/routes'
-import { catalogueRoutes } from './features/catalogue/routes'
-import { createCatalogue } from './features/catalogue/service'
-import { favoritesRoutes } from './features/favorites/routes'
-import { createFavorites } from './features/favorites/service'
-import { healthRoutes } from './features/health/routes'
-import { createTokens } from './features/tokens/service'
-import { tokensRoutes } from './features/tokens/routes'
-import { looksLikePat } from './features/tokens/format'
-import { createBuiltinEngine } from './features/optimizer/engines/builtin'
-import { createOpenAiEngine } from './features/optimizer/engines/openai'
-import { optimizerRoutes } from './features/optimizer/routes'
-import { createOptimizer } from './features/optimizer/service'
-import { skillsRoutes } from './features/skills/routes'
-import { createSkills } from './features/skills/service'
+import type { Job } from './db/jobs'
+import type { Storage } from './db/storage'
+import { accountsRoutes, createAccounts, PasswordHasher } from './features/accounts'
+import { billingRoutes, createBilling } from './features/billing'
+import { catalogueRoutes, createCatalogue } from './features/catalogue'
+import { createFavorites, favoritesRoutes } from './features/favorites'
+import { healthRoutes } from './features/health'
+import { createOAuth, oauthRoutes } from './features/oauth'
+import { createMail, type MailTransport } from './features/mail'
+import { createOptimizer, optimizerRoutes } from './features/optimizer'
+import { createSkills, skillsRoutes } from './features/skills'
+import { createTokens, looksLikePat, tokensRoutes } from './features/tokens'
+import { createUsage, userSubject } from './features/usage'
 import { authGuard, type BearerAuthenticator } from './http/auth'
+import { createEdge } from './http/edge'
 import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
-import { createEdge } from './http/edge'
 import { plumbing } from './http/plumbing'
 import type { Logger } from './log'
 
+const HOUR = 60 * 60 * 1000
+
 export interface AppDeps {
   config: Config
-  db: Db
+  storage: Storage
   log: Logger
   jwtSecret: string
   /** aborted when the server shuts down: open event streams end (serve.ts) */
   shutdown?: AbortSignal
-  /** this server process's registration in the database (serve.ts); none in tests */
-  instanceId?: string
+  /** register this process as a server instance (serve.ts); tests leave it off */
+  registerInstance?: boolean
+  /** where e-mails go instead of SMTP_URL or the log (tests) */
+  mailTransport?: MailTransport
 }
 
-export function createApp({ config, db, log, jwtSecret, shutdown = new AbortController().signal, instanceId }: AppDeps) {
-  const jwt = new JwtCodec(jwtSecret)
-  const read = createReadBatcher(db)
-  const accounts = createAccounts({ db, jwt, hasher: new PasswordHasher(config.passwordHash), read })
-
-  const tokens = createTokens(db, accounts, read)
+export function createApp({
+  config,
+  storage,
+  log,
+  jwtSecret,
+  shutdown = new AbortController().signal,
+  registerInstance = false,
+  mailTransport,
+}: AppDeps) {
+  const usage = createUsage(storage)
+  const accounts = createAccounts({
+    storage,
+    jwt: new JwtCodec(jwtSecret),
+    hasher: new PasswordHasher(config.passwordHash),
+    usage,
+    // oauth is built below (it needs accounts); the profile asks it only when a request comes.
+    linkedProviders: (userId) => oauth.providersOf(userId),
+  })
+  const tokens = createTokens(storage, accounts)
+  const oauth = createOAuth({ storage, config, jwtSecret, accounts, tokens, log })
+  const skills = createSkills(storage)
+  const catalogue = createCatalogue({ storage, usage, skills })
+  const favorites = createFavorites({ storage, catalogue })
+  const optimizer = createOptimizer({ storage, usage, log, config, shutdown, registerInstance })
+  const mail = createMail({ storage, config, log, transport: mailTransport })
+  const billing = createBilling({ storage, config, accounts, mail, log })
+  accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
   const guard = authGuard(authenticate)
-  const optimizer = createOptimizer({
-    db,
-    log,
-    // The built-in engine's JIT warm-up is left to serve.ts, after listen, so start-up stays fast.
-    engine: config.optimizer ? createOpenAiEngine(config.optimizer) : createBuiltinEngine({ warmUp: false }),
-    pingIntervalMs: config.optimizerStream.pingIntervalMs,
-    maxOpenStreamsPerUser: config.optimizerStream.maxOpenStreamsPerUser,
-    maxStreamMs: config.optimizerStream.maxStreamMs,
-    shutdown,
-    instanceId,
-  })
 
   // standardHostname off: Elysia would otherwise misroute hosts under 4 characters ("api", elysiajs/elysia#748).
   const api = new Elysia({ normalize: false, handler: { standardHostname: false } })
     .use(plumbing({ log }))
     .use(apiDocs())
-    .use(healthRoutes(db))
-    .use(accountsRoutes({ db, accounts, guard, authRateLimit: config.authRateLimit }))
+    .use(healthRoutes(storage))
+    .use(accountsRoutes({ accounts, usage, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
-    .use(optimizerRoutes({ optimizer, guard }))
-    .use(catalogueRoutes({ db, catalogue: createCatalogue(db), guard }))
-    .use(skillsRoutes({ skills: createSkills(db), guard }))
-    .use(favoritesRoutes({ favorites: createFavorites(db), guard }))
+    .use(oauthRoutes({ oauth, publicUrl: config.publicUrl }))
+    .use(optimizerRoutes({ optimizer, guard, log, pingIntervalMs: config.optimizerStream.pingIntervalMs }))
+    .use(catalogueRoutes({ catalogue, guard }))
+    .use(skillsRoutes({ skills, guard }))
+    .use(favoritesRoutes({ favorites, guard }))
+    .use(billingRoutes({ billing, guard }))
+
+  /** The periodic work of every feature (db/jobs.ts runs them; on PostgreSQL one instance at a time). */
+  const jobs: Job[] = [
+    { name: 'prune-usage', everyMs: HOUR, run: () => usage.prune() },
+    { name: 'prune-tokens', everyMs: HOUR, run: () => tokens.prune() },
+    ...optimizer.jobs,
+    ...catalogue.jobs,
+    ...billing.jobs,
+    { name: 'prune-mail', everyMs: 24 * HOUR, run: () => mail.prune() },
+  ]
+  // Process-lifetime work of a server (its instance registration, the e-mail worker), around listening.
+  const start = async () => {
+    await optimizer.registerProcess()
+    mail.start()
+  }
+  const stop = async () => {
+    await mail.stop()
+    await optimizer.unregisterProcess()
+  }
 
   // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
   const edgeApp = {
@@ -78,8 +107,16 @@ export function createApp({ config, db, log, jwtSecret, shutdown = new AbortCont
       return api.routes
     },
   }
-  return { api, handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }) }
+  return {
+    api,
+    handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }),
+    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing },
+    jobs,
+    start,
+    stop,
+  }
 }
 
 export type App = ReturnType<typeof createApp>
 export type Api = App['api']
+export type Services = App['services']

@@ -13,6 +13,8 @@ export interface OAuthProviderConfig {
   tokenUrl?: string
   userinfoUrl?: string
   emailsUrl?: string
+  /** OAUTH_{A,B}_SCOPES; unset = the preset's */
+  scopes?: string[]
 }
 
 export interface OptimizerUpstreamConfig {
@@ -29,6 +31,8 @@ export interface Config {
   port: number
   host: string
   dataDir: string
+  /** postgres://… when the process runs on PostgreSQL; null = SQLite in dataDir */
+  databaseUrl: string | null
   publicUrl: string
   frontendUrl: string
   /** null until resolveJwtSecret() has run (it may create a file in dataDir) */
@@ -40,6 +44,8 @@ export interface Config {
   /** login + register attempts per minute per client address; 0 = off */
   authRateLimit: number
   oauth: { a: OAuthProviderConfig | null; b: OAuthProviderConfig | null }
+  /** the longest a sign-in callback waits on its provider, all calls together (not from the environment; tests shorten it) */
+  oauthTimeoutMs: number
   stripe: {
     secretKey: string
     webhookSecret: string
@@ -60,6 +66,17 @@ export interface Config {
   /** optimizer stream knobs (not from the environment); tests shorten them */
   optimizerStream: { pingIntervalMs: number; maxOpenStreamsPerUser: number; maxStreamMs: number }
   smtp: { url: string; from: string } | null
+  /** the e-mail outbox worker (features/mail) */
+  mailOutbox: {
+    /** SMTP connection, greeting and socket timeouts; a claimed message's lease is twice this */
+    sendTimeoutMs: number
+    /** the first retry waits this long, each further one twice as long (at most an hour) */
+    retryBaseMs: number
+    /** attempts before a message is given up (status failed) */
+    maxAttempts: number
+    /** how often each instance looks for due messages (its own are sent at once) */
+    pollMs: number
+  }
   sqlite: {
     /** how long a command (the server's start included) waits for another process's lock */
     lockTimeoutMs: number
@@ -135,6 +152,15 @@ function pair(env: Env, a: string, b: string): [string, string] | null {
   return [x, y]
 }
 
+/** Space- or comma-separated OAuth scopes, e.g. "openid email profile". */
+function scopes(env: Env, name: string): string[] | undefined {
+  const raw = read(env, name)
+  if (raw === undefined) return undefined
+  const list = raw.split(/[\s,]+/).filter(Boolean)
+  if (list.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw new ConfigError(name, `must be scope names separated by spaces (got "${raw}")`)
+  return list
+}
+
 function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null {
   const p = `OAUTH_${letter}_`
   const creds = pair(env, `${p}CLIENT_ID`, `${p}CLIENT_SECRET`)
@@ -146,7 +172,22 @@ function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null 
     tokenUrl: url(env, `${p}TOKEN_URL`),
     userinfoUrl: url(env, `${p}USERINFO_URL`),
     emailsUrl: url(env, `${p}EMAILS_URL`),
+    scopes: scopes(env, `${p}SCOPES`),
   }
+}
+
+/** postgres:// or postgresql:// with a host; anything else is a typo worth stopping for. */
+function databaseUrl(env: Env): string | null {
+  const raw = read(env, 'DATABASE_URL')
+  if (raw === undefined) return null
+  let parsed: URL | null = null
+  try {
+    parsed = new URL(raw)
+  } catch {}
+  if (!parsed || (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || parsed.hostname === '') {
+    throw new ConfigError('DATABASE_URL', 'must be a PostgreSQL URL such as postgres://user:password@host:5432/promptlib (unset it to use SQLite)')
+  }
+  return raw
 }
 
 const PAYPAL_LIVE = 'https://api-m.paypal.com'
@@ -177,12 +218,26 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const stripeKeys = pair(env, 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET')
+  const stripeApiBase = url(env, 'STRIPE_API_BASE')
   const paypalKeys = pair(env, 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET')
   const optimizerBase = url(env, 'OPTIMIZER_BASE_URL')
   // Checked even without a base URL: a typo should not wait for the day the engine is switched on.
   const optimizerTimeouts = {
     connectTimeoutMs: integer(env, 'OPTIMIZER_CONNECT_TIMEOUT_MS', 10_000, 1, 600_000),
     idleTimeoutMs: integer(env, 'OPTIMIZER_IDLE_TIMEOUT_MS', 30_000, 1, 600_000),
+  }
+  // Checked even without PayPal credentials, like the optimizer's timeouts.
+  const certUrlPrefixes = (read(env, 'PAYPAL_CERT_URL_PREFIXES') ?? `${PAYPAL_LIVE}/,${PAYPAL_SANDBOX}/`)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+  for (const prefix of certUrlPrefixes) {
+    if (!/^https?:\/\/[^/\s]+\/\S*$/.test(prefix)) {
+      throw new ConfigError(
+        'PAYPAL_CERT_URL_PREFIXES',
+        `"${prefix}" is not a URL prefix like https://api-m.paypal.com/ (scheme, host and a path ending the host)`,
+      )
+    }
   }
   const smtpUrl = read(env, 'SMTP_URL')
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
@@ -193,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: read(env, 'HOST') ?? '0.0.0.0',
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: databaseUrl(env),
     publicUrl,
     frontendUrl: url(env, 'FRONTEND_URL') ?? publicUrl,
     jwtSecret,
@@ -202,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoCatalogue: boolean(env, 'DEMO_CATALOGUE', true),
     authRateLimit: integer(env, 'AUTH_RATE_LIMIT', 10, 0, 1_000_000),
     oauth: { a: oauthProvider(env, 'A'), b: oauthProvider(env, 'B') },
+    oauthTimeoutMs: 10_000,
     stripe: stripeKeys && {
       secretKey: stripeKeys[0],
       webhookSecret: stripeKeys[1],
@@ -210,7 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
         pro: read(env, 'STRIPE_PRICE_PRO'),
         lifetime: read(env, 'STRIPE_PRICE_LIFETIME'),
       },
-      apiBase: url(env, 'STRIPE_API_BASE'),
+      apiBase: stripeApiBase,
     },
     paypal: paypalKeys && {
       clientId: paypalKeys[0],
@@ -218,10 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhookId: read(env, 'PAYPAL_WEBHOOK_ID'),
       apiBase: url(env, 'PAYPAL_API_BASE', PAYPAL_LIVE)!,
       plans: { starter: read(env, 'PAYPAL_PLAN_STARTER'), pro: read(env, 'PAYPAL_PLAN_PRO') },
-      certUrlPrefixes: (read(env, 'PAYPAL_CERT_URL_PREFIXES') ?? `${PAYPAL_LIVE}/,${PAYPAL_SANDBOX}/`)
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
+      certUrlPrefixes,
     },
     lifetimePrice,
     currency,
@@ -243,6 +297,12 @@ export function loadConfig(env: Env = process.env): Config {
       synchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     },
     smtp: smtpUrl ? { url: smtpUrl, from: read(env, 'MAIL_FROM') ?? 'promptlib <noreply@localhost>' } : null,
+    mailOutbox: {
+      sendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 100, 600_000),
+      retryBaseMs: integer(env, 'MAIL_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+      maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 10, 1, 100),
+      pollMs: integer(env, 'MAIL_POLL_MS', 5_000, 10, 3_600_000),
+    },
     passwordHash: {},
   }
 }

@@ -2,12 +2,12 @@
 import { describe, expect, test } from 'bun:test'
 import { GOOD_PASSWORD, json, makeTestApp, problem, register, uniqueEmail } from './support/app'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 const registerBody = (overrides: Record<string, unknown> = {}) => ({ email: uniqueEmail(), password: GOOD_PASSWORD, name: 'Ada', ...overrides })
 const postRegister = (json: unknown) => t.request('/api/auth/register', { method: 'POST', json })
 const postLogin = (json: unknown) => t.request('/api/auth/login', { method: 'POST', json })
 
-describe('POST /api/auth/register', () => {
+describe('POST /api/auth/register', async () => {
   test('201 with token, bearer type and the user; no-store', async () => {
     const email = uniqueEmail('Reg')
     const res = await postRegister({ email: `  ${email.toUpperCase()}  `, password: GOOD_PASSWORD, name: '  Ada Lovelace ' })
@@ -23,7 +23,10 @@ describe('POST /api/auth/register', () => {
 
   test('the token carries user_id, email, iat and exp (7 days), signed HS256', async () => {
     const { token, user } = await register(t)
-    const [header, payload] = token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()))
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()))
     expect(header.alg).toBe('HS256')
     expect(payload.user_id).toBe(user.id)
     expect(payload.email).toBe(user.email)
@@ -101,7 +104,7 @@ describe('POST /api/auth/register', () => {
   })
 })
 
-describe('POST /api/auth/login', () => {
+describe('POST /api/auth/login', async () => {
   test('200 with the same shape as register; e-mail normalised', async () => {
     const { email, user } = await register(t)
     const res = await postLogin({ email: ` ${email.toUpperCase()} `, password: GOOD_PASSWORD })
@@ -128,7 +131,7 @@ describe('POST /api/auth/login', () => {
   })
 })
 
-describe('GET /api/user/me', () => {
+describe('GET /api/user/me', async () => {
   test('the profile, limits of the tier and today’s usage', async () => {
     const { token, user } = await register(t)
     const res = await t.request('/api/user/me', { token })
@@ -144,10 +147,14 @@ describe('GET /api/user/me', () => {
   })
 })
 
-describe('POST /api/user/password', () => {
+describe('POST /api/user/password', async () => {
   test('204; earlier JWTs stop working, the new password logs in', async () => {
     const { token, email } = await register(t)
-    const res = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD, new_password: 'a brand new passphrase' } })
+    const res = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: GOOD_PASSWORD, new_password: 'a brand new passphrase' },
+    })
     expect(res.status).toBe(204)
     await problem(await t.request('/api/user/me', { token }), 401, 'token_revoked')
     await problem(await postLogin({ email, password: GOOD_PASSWORD }), 401, 'invalid_credentials')
@@ -160,7 +167,11 @@ describe('POST /api/user/password', () => {
   test('wrong current password → 422 invalid_current_password (never 401)', async () => {
     const { token } = await register(t)
     await problem(
-      await t.request('/api/user/password', { method: 'POST', token, json: { current_password: 'wrong wrong wrong', new_password: 'another good passphrase' } }),
+      await t.request('/api/user/password', {
+        method: 'POST',
+        token,
+        json: { current_password: 'wrong wrong wrong', new_password: 'another good passphrase' },
+      }),
       422,
       'invalid_current_password',
     )
@@ -175,7 +186,11 @@ describe('POST /api/user/password', () => {
       'weak_password',
     )
     expect(body.errors).toEqual([{ path: '/new_password', message: expect.any(String) }])
-    const blank = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD, new_password: ' '.repeat(12) } })
+    const blank = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: GOOD_PASSWORD, new_password: ' '.repeat(12) },
+    })
     await problem(blank, 422, 'weak_password')
     expect((await postLogin({ email, password: GOOD_PASSWORD })).status).toBe(200)
   })
@@ -183,11 +198,15 @@ describe('POST /api/user/password', () => {
   test('needs authentication and a valid body', async () => {
     await problem(await t.request('/api/user/password', { method: 'POST', json: { current_password: 'a', new_password: 'b' } }), 401, 'missing_token')
     const { token } = await register(t)
-    await problem(await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD } }), 422, 'validation_failed')
+    await problem(
+      await t.request('/api/user/password', { method: 'POST', token, json: { current_password: GOOD_PASSWORD } }),
+      422,
+      'validation_failed',
+    )
   })
 })
 
-describe('DELETE /api/user/me', () => {
+describe('DELETE /api/user/me', async () => {
   test('204; the token then gets 401; the e-mail can register again', async () => {
     const { token, email } = await register(t)
     const res = await t.request('/api/user/me', { method: 'DELETE', token })
@@ -200,7 +219,7 @@ describe('DELETE /api/user/me', () => {
   })
 })
 
-describe('secrets never reach the log', () => {
+describe('secrets never reach the log', async () => {
   test('passwords and tokens are absent from every log line', async () => {
     const password = 'log-check passphrase 42'
     const { token, email } = await register(t, { password })
@@ -214,10 +233,10 @@ describe('secrets never reach the log', () => {
   })
 })
 
-describe('login timing', () => {
+describe('login timing', async () => {
   // Real argon2 cost here (the other tests use a cheap one): an unknown e-mail must cost the
   // same hash verification as a wrong password, or response times reveal who has an account.
-  const real = makeTestApp({}, { passwordHash: {} })
+  const real = await makeTestApp({}, { passwordHash: {} })
   test('unknown e-mail and wrong password take about the same time', async () => {
     const { email } = await register(real)
     const timeLogin = async (body: object) => {

@@ -7,8 +7,12 @@ import { locateRecords } from '../src/features/catalogue/import/json'
 import { findJsonSyntaxError } from '../src/features/catalogue/import/json-syntax'
 import { decodeUtf8, invalidBytes } from '../src/features/catalogue/import/utf8'
 import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
-import { ftsExpression, searchTerms, snippet } from '../src/features/catalogue/search-query'
-import { normaliseTags, parseVariables, previewOf, slugify, unstorable, uuidV5 } from '../src/features/catalogue/text'
+import { parseVariables, previewOf, uuidV5 } from '../src/features/catalogue/text'
+import { ftsExpression } from '../src/lib/search/fts5'
+import { snippet } from '../src/lib/search/snippet'
+import { indexWords, searchTerms } from '../src/lib/search/terms'
+import { tsquery, weightedVector, wordSetVector } from '../src/lib/search/tsquery'
+import { normaliseTags, slugify, unstorable } from '../src/lib/text'
 
 describe('parseCsv (RFC 4180)', () => {
   test('quoted commas, doubled quotes, line breaks inside quotes, CRLF, BOM; records and fields carry their first line', () => {
@@ -76,7 +80,12 @@ describe('previewOf', () => {
 
 describe('tags and slugs', () => {
   test('normalised to slugs, unique, any script', () => {
-    expect(normaliseTags(['Email Marketing', 'email-marketing', ' Café ', '日本語', '!!!', 'C++'])).toEqual(['email-marketing', 'cafe', '日本語', 'c'])
+    expect(normaliseTags(['Email Marketing', 'email-marketing', ' Café ', '日本語', '!!!', 'C++'])).toEqual([
+      'email-marketing',
+      'cafe',
+      '日本語',
+      'c',
+    ])
     expect(slugify('  Hello, World!  ')).toBe('hello-world')
   })
 })
@@ -117,6 +126,75 @@ describe('search query building', () => {
   })
 })
 
+describe('PostgreSQL query and vectors (literals of folded words)', () => {
+  const words = (text: string) => {
+    const out: string[] = []
+    indexWords(text, (w) => out.push(w))
+    return out
+  }
+
+  test('stored text is cut and folded exactly as a query is', () => {
+    const text = 'Ünïcödé CAFÉ, e-mail\u001Fsplit 42nd İstanbul ß "quoted" NEAR(x) 🙂 日本語'
+    expect(words(text)).toEqual(['unicode', 'cafe', 'e', 'mail', 'split', '42nd', 'istanbul', 'ß', 'quoted', 'near', 'x', '日本語'])
+    expect(searchTerms(text)!.words).toEqual(words(text))
+  })
+
+  test('every word must match; the last one, when it may be unfinished, as a prefix; typed syntax is only words', () => {
+    expect(tsquery(searchTerms('kubernetes deploym')!)).toBe("'kubernetes' & 'deploym':*")
+    expect(tsquery(searchTerms('blog pos')!)).toBe("'blog' & 'pos'")
+    expect(tsquery(searchTerms("it's a 'quote' & | ! <-> :* (x)")!)).toBe("'s' & 'quote' & 'x'")
+  })
+
+  test('a ranking vector: positions across the parts, each with its weight', () => {
+    const vector = weightedVector([
+      { text: 'Zebra crossing', weight: 'A' },
+      { text: 'road-safety', weight: 'B' },
+      { text: 'A zebra.', weight: 'C' },
+    ])
+    expect(vector).toBe("'zebra':1A,6C 'crossing':2A 'road':3B 'safety':4B 'a':5C")
+  })
+
+  test('a matching vector: the distinct words, no positions; folded whole, the same words as one by one', () => {
+    const lexemes = (vector: string) =>
+      new Set(
+        vector
+          .split(' ')
+          .map((w) => w.replace(/^'|'$/g, ''))
+          .filter(Boolean),
+      )
+    expect(lexemes(wordSetVector(['Zebra zebra', 'ZEBRA crossing']))).toEqual(new Set(['zebra', 'crossing']))
+    const texts = [
+      'Plain ASCII, with punctuation: e-mail, C++, 3.14 and under_score!',
+      'Ünïcödé CAFÉ crème brûlée naïve',
+      'ΟΔΟΣ.ΑΒ ΟΔΟΣ ΣΟΦΙΑ', // a Greek final sigma is decided within its word
+      'x-\u0301y a\u0308b İstanbul ß ẞ ﬁ Ǆ',
+      '日本語のテキスト 中文 한국어 🙂🦓 emoji\u200dzwj',
+      '\u001FFILE:notes.md\u001E#Notes \u0007bell',
+      'mixed 42nd ١٢٣ ⅷ ²',
+    ]
+    for (const text of texts) {
+      const oneByOne = new Set<string>()
+      indexWords(text, (w) => oneByOne.add(w))
+      expect({ text, words: lexemes(wordSetVector([text])) }).toEqual({ text, words: oneByOne })
+    }
+  })
+
+  test('vectors stay under PostgreSQL’s 1 MB: a text of too many distinct words keeps its first ones', () => {
+    const huge = Array.from({ length: 200_000 }, (_, i) => `w${i.toString(36)}x`).join(' ')
+    const vector = wordSetVector([huge])
+    expect(Buffer.byteLength(vector)).toBeLessThan(1_400_000)
+    expect(vector.startsWith('w0x w1x ')).toBe(true)
+    expect(vector).not.toContain(` w${(199_999).toString(36)}x`)
+    const ranked = weightedVector([{ text: huge, weight: 'D' }])
+    expect(ranked.split(' ').length).toBeLessThan(200_000)
+    // every position is at most 16,383 and a word keeps at most 256 of them
+    const many = weightedVector([{ text: 'same '.repeat(20_000), weight: 'A' }])
+    const positions = many.slice("'same':".length).split(',')
+    expect(positions).toHaveLength(256)
+    expect(weightedVector([{ text: `${'x '.repeat(17_000)}last`, weight: 'A' }])).toContain("'last':16383A")
+  })
+})
+
 describe('snippet', () => {
   test('the window around the matches, escaped, matches marked, … where cut', () => {
     const terms = searchTerms('zebra cros')!
@@ -149,12 +227,18 @@ describe('locateRecords', () => {
 
 describe('splitAllowedTools', () => {
   test('spaces or commas, never inside parentheses', () => {
-    expect(splitAllowedTools('Read, Grep Bash(git diff:*) Bash(npm run test:*)')).toEqual(['Read', 'Grep', 'Bash(git diff:*)', 'Bash(npm run test:*)'])
+    expect(splitAllowedTools('Read, Grep Bash(git diff:*) Bash(npm run test:*)')).toEqual([
+      'Read',
+      'Grep',
+      'Bash(git diff:*)',
+      'Bash(npm run test:*)',
+    ])
   })
 })
 
 describe('decodeUtf8', () => {
-  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Uint8Array.from(p))))
+  const bytes = (...parts: (string | number[])[]) =>
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Uint8Array.from(p))))
 
   test('valid UTF-8 as is, a byte-order mark and a real U+FFFD kept', () => {
     const text = '\ufeffaé€😀\ufffd\u001f'
@@ -175,7 +259,10 @@ describe('decodeUtf8', () => {
 
   test('invalidBytes: the first bad byte of each line, with line and column', () => {
     const text = decodeUtf8(bytes('ok\nab', [0xff, 0xfe], '\n\n😀', [0x80]))
-    expect(invalidBytes(text)).toEqual([{ line: 2, column: 3 }, { line: 4, column: 2 }])
+    expect(invalidBytes(text)).toEqual([
+      { line: 2, column: 3 },
+      { line: 4, column: 2 },
+    ])
     expect(invalidBytes('fine 😀')).toEqual([])
   })
 })
@@ -185,7 +272,10 @@ describe('unstorable', () => {
     expect(unstorable('a\u0000b')).toEqual({ index: 1, problem: 'contains NUL (U+0000), which cannot be stored' })
     expect(unstorable('a\u0000b', { nul: false })).toBeNull()
     expect(unstorable('😀 \ud800')!.problem).toBe('contains a lone surrogate (\\ud800), which cannot be stored')
-    expect(unstorable('x\udce9', { fromBytes: true })).toEqual({ index: 1, problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)' })
+    expect(unstorable('x\udce9', { fromBytes: true })).toEqual({
+      index: 1,
+      problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)',
+    })
     expect(unstorable('\u0001\u001f\u007f\ufffd😀')).toBeNull()
   })
 })
@@ -197,7 +287,8 @@ describe('findJsonSyntaxError', () => {
   }
 
   test('valid JSON has none', () => {
-    for (const text of ['{}', ' [1, -2.5e+3, "a\\u00e9\\n", true, false, null, {"k": []}] ', '"\ud800"', '0']) expect(findJsonSyntaxError(text)).toBeNull()
+    for (const text of ['{}', ' [1, -2.5e+3, "a\\u00e9\\n", true, false, null, {"k": []}] ', '"\ud800"', '0'])
+      expect(findJsonSyntaxError(text)).toBeNull()
   })
 
   test('the first error, where it is', () => {
@@ -213,7 +304,20 @@ describe('findJsonSyntaxError', () => {
   })
 
   test('every text JSON.parse refuses has an error found, and none it accepts', () => {
-    const samples = ['{"a":[1,{"b":null}]}', '{"a":[1,{"b":nul}]}', '[1,]', '[-]', '[1.]', '[.5]', '"\t"', '"\\u12"', '{"a":1}}', '[[[]]', 'NaN', '[1e5, -0, 0.1E-2]']
+    const samples = [
+      '{"a":[1,{"b":null}]}',
+      '{"a":[1,{"b":nul}]}',
+      '[1,]',
+      '[-]',
+      '[1.]',
+      '[.5]',
+      '"\t"',
+      '"\\u12"',
+      '{"a":1}}',
+      '[[[]]',
+      'NaN',
+      '[1e5, -0, 0.1E-2]',
+    ]
     for (const text of samples) {
       let parses = true
       try {

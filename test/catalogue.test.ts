@@ -1,9 +1,12 @@
 // Categories, category listings, search and prompt detail, through HTTP (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { json, makeTestApp, problem } from './support/app'
-import { importRecords, loadTestCatalogue } from './support/catalogue'
+import { createApp } from '../src/app'
+import { openStorage } from '../src/db'
+import { json, makeTestApp, problem, register, TEST_ENGINE, TEST_JWT_SECRET } from './support/app'
+import { countRows, importRecords, loadTestCatalogue, setTier } from './support/catalogue'
+import { sqlRun } from './support/sql'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 const get = (path: string) => t.request(path)
 const WELCOME = '11111111-1111-4111-8111-111111111111'
 const search = async (q: string, extra = '') => {
@@ -14,17 +17,29 @@ const search = async (q: string, extra = '') => {
 
 beforeAll(async () => {
   await loadTestCatalogue(t)
-  importRecords(t, {
+  await importRecords(t, {
     categories: [{ id: 'zoo', name: 'Zoo', icon: '🦓', order: 99, subcategories: [{ id: 'stripes', name: 'Stripes' }] }],
     prompts: [
-      { id: 'aaaaaaaa-0000-4000-8000-000000000001', title: 'Plain prompt', category: 'zoo', content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"' },
-      { id: 'aaaaaaaa-0000-4000-8000-000000000002', title: 'Zebra crossing designer', category: 'zoo', subcategory: 'stripes', tags: ['Road Safety'], content: 'Design a crossing.' },
+      {
+        id: 'aaaaaaaa-0000-4000-8000-000000000001',
+        title: 'Plain prompt',
+        category: 'zoo',
+        content: 'Mentions the zebra once, deep inside the content. <script>alert(1)</script> & "quotes"',
+      },
+      {
+        id: 'aaaaaaaa-0000-4000-8000-000000000002',
+        title: 'Zebra crossing designer',
+        category: 'zoo',
+        subcategory: 'stripes',
+        tags: ['Road Safety'],
+        content: 'Design a crossing.',
+      },
       { id: 'aaaaaaaa-0000-4000-8000-000000000003', title: 'Kokosnuss', category: 'zoo', content: `Ünïcödé café ${'filler '.repeat(100)} end` },
     ],
   })
 })
 
-describe('GET /api/categories', () => {
+describe('GET /api/categories', async () => {
   test('every category in display order, with subcategories and prompt counts', async () => {
     const res = await get('/api/categories')
     expect(res.status).toBe(200)
@@ -34,23 +49,30 @@ describe('GET /api/categories', () => {
     expect(Object.keys(items[0]).sort()).toEqual(['description', 'icon', 'id', 'name', 'prompt_count', 'subcategories'])
     expect(items[0].subcategories).toContainEqual({ id: 'email', name: 'Email', prompt_count: 1 })
     const zoo = items.at(-1)
-    expect(zoo).toEqual({ id: 'zoo', name: 'Zoo', description: '', icon: '🦓', prompt_count: zoo.prompt_count, subcategories: [{ id: 'stripes', name: 'Stripes', prompt_count: 1 }] })
+    expect(zoo).toEqual({
+      id: 'zoo',
+      name: 'Zoo',
+      description: '',
+      icon: '🦓',
+      prompt_count: zoo.prompt_count,
+      subcategories: [{ id: 'stripes', name: 'Stripes', prompt_count: 1 }],
+    })
     expect(zoo.prompt_count).toBeGreaterThanOrEqual(3)
     for (const c of items) {
       expect(c.prompt_count).toBeGreaterThanOrEqual(c.subcategories.reduce((n: number, s: { prompt_count: number }) => n + s.prompt_count, 0))
     }
     const total = items.reduce((n: number, c: { prompt_count: number }) => n + c.prompt_count, 0)
-    expect(total).toBe((t.db.$client.query('SELECT count(*) AS n FROM prompts').get() as { n: number }).n)
+    expect(total).toBe(await countRows(t, 'prompts'))
   })
 
   test('an import made after the first read shows up (the cached tree follows the revision)', async () => {
     const before = (await json(await get('/api/categories/zoo'))).prompt_count
-    importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
+    await importRecords(t, { prompts: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000ff', title: 'Later', category: 'zoo', content: 'Added later.' }] })
     expect((await json(await get('/api/categories/zoo'))).prompt_count).toBe(before + 1)
   })
 })
 
-describe('GET /api/categories/{id}', () => {
+describe('GET /api/categories/{id}', async () => {
   test('one category with its subcategories', async () => {
     const body = await json(await get('/api/categories/coding'))
     expect(Object.keys(body).sort()).toEqual(['description', 'icon', 'id', 'name', 'prompt_count', 'subcategories'])
@@ -65,16 +87,25 @@ describe('GET /api/categories/{id}', () => {
   })
 })
 
-describe('GET /api/categories/{id}/prompts', () => {
+describe('GET /api/categories/{id}/prompts', async () => {
   test('paginated summaries, popular first by default', async () => {
     const res = await get('/api/categories/writing/prompts?limit=2')
     expect(res.status).toBe(200)
     const body = await json(res)
     expect(body).toMatchObject({ limit: 2, offset: 0, total: expect.any(Number) })
     expect(body.items).toHaveLength(2)
-    expect(Object.keys(body.items[0]).sort()).toEqual(
-      ['category_id', 'created_at', 'description', 'favorite_count', 'id', 'preview', 'subcategory_id', 'tags', 'title', 'updated_at'],
-    )
+    expect(Object.keys(body.items[0]).sort()).toEqual([
+      'category_id',
+      'created_at',
+      'description',
+      'favorite_count',
+      'id',
+      'preview',
+      'subcategory_id',
+      'tags',
+      'title',
+      'updated_at',
+    ])
     expect([...body.items[0].preview].length).toBeLessThanOrEqual(201)
     const next = await json(await get(`/api/categories/writing/prompts?limit=2&offset=2`))
     expect(next.items[0].id).not.toBe(body.items[0].id)
@@ -84,7 +115,9 @@ describe('GET /api/categories/{id}/prompts', () => {
     const newest = (await json(await get('/api/categories/writing/prompts?sort=newest&limit=100'))).items
     const dates = newest.map((p: { created_at: string }) => p.created_at)
     expect(dates).toEqual([...dates].sort().reverse())
-    const byTitle = (await json(await get('/api/categories/writing/prompts?sort=title&limit=100'))).items.map((p: { title: string }) => p.title.toLowerCase())
+    const byTitle = (await json(await get('/api/categories/writing/prompts?sort=title&limit=100'))).items.map((p: { title: string }) =>
+      p.title.toLowerCase(),
+    )
     expect(byTitle).toEqual([...byTitle].sort())
   })
 
@@ -106,7 +139,7 @@ describe('GET /api/categories/{id}/prompts', () => {
   })
 })
 
-describe('GET /api/search', () => {
+describe('GET /api/search', async () => {
   test('title matches rank above content-only matches; summaries plus a snippet', async () => {
     const body = await search('zebra')
     expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Zebra crossing designer', 'Plain prompt'])
@@ -116,9 +149,15 @@ describe('GET /api/search', () => {
   })
 
   test('heads first: an older title match ranks above a newer content-only match; title outweighs description', async () => {
-    importRecords(t, {
+    await importRecords(t, {
       prompts: [
-        { id: 'bbbbbbbb-0000-4000-8000-000000000001', title: 'Quokka description only', category: 'zoo', description: 'All about the wombat.', content: 'x' },
+        {
+          id: 'bbbbbbbb-0000-4000-8000-000000000001',
+          title: 'Quokka description only',
+          category: 'zoo',
+          description: 'All about the wombat.',
+          content: 'x',
+        },
         { id: 'bbbbbbbb-0000-4000-8000-000000000002', title: 'Wombat in the title', category: 'zoo', content: 'y' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000003', title: 'Newest, content only', category: 'zoo', content: 'wombat wombat wombat wombat' },
       ],
@@ -128,7 +167,7 @@ describe('GET /api/search', () => {
   })
 
   test('an unfinished last word matches the words of titles, descriptions and tags that start with it', async () => {
-    importRecords(t, {
+    await importRecords(t, {
       prompts: [
         { id: 'bbbbbbbb-0000-4000-8000-000000000004', title: 'Orchestration for kubernetes clusters', category: 'zoo', content: 'z' },
         { id: 'bbbbbbbb-0000-4000-8000-000000000005', title: 'Plain', category: 'zoo', content: 'we talk about orchestration of kubernetes here' },
@@ -169,8 +208,8 @@ describe('GET /api/search', () => {
   })
 
   test('total counts matches up to 1,000; pages stay within it', async () => {
-    const many = makeTestApp()
-    importRecords(many, {
+    const many = await makeTestApp()
+    await importRecords(many, {
       categories: [{ id: 'bulk', name: 'Bulk', icon: '📦', order: 1 }],
       prompts: Array.from({ length: 1010 }, (_, i) => ({
         id: `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`,
@@ -189,10 +228,45 @@ describe('GET /api/search', () => {
 
   test('hostile text is only ever text: never a 500, never FTS5 syntax', async () => {
     const hostile = [
-      '"', '""', '"zebra', 'zebra"', '*', 'zebra*', '* zebra', 'NEAR(zebra', 'NEAR(', ')', '(', '((zebra', 'zebra OR', 'OR', 'AND', 'NOT',
-      'zebra NOT zebra', '-zebra', '^zebra', 'title:zebra', '{title}: zebra', 'zebra:', "'; DROP TABLE prompts; --", '<script>alert(1)</script>',
-      '🦓', '🦓 zebra', 'zebra\u0000', '\u0000', 'a\ud800b', '\udfff', '\u202e', 'x'.repeat(5000), 'zebra '.repeat(1000), '%', '%%', '\\', 'rowid=1',
-      'facets: c7a6f6f', 'c7a6f6f',
+      '"',
+      '""',
+      '"zebra',
+      'zebra"',
+      '*',
+      'zebra*',
+      '* zebra',
+      'NEAR(zebra',
+      'NEAR(',
+      ')',
+      '(',
+      '((zebra',
+      'zebra OR',
+      'OR',
+      'AND',
+      'NOT',
+      'zebra NOT zebra',
+      '-zebra',
+      '^zebra',
+      'title:zebra',
+      '{title}: zebra',
+      'zebra:',
+      "'; DROP TABLE prompts; --",
+      '<script>alert(1)</script>',
+      '🦓',
+      '🦓 zebra',
+      'zebra\u0000',
+      '\u0000',
+      'a\ud800b',
+      '\udfff',
+      '\u202e',
+      'x'.repeat(5000),
+      'zebra '.repeat(1000),
+      '%',
+      '%%',
+      '\\',
+      'rowid=1',
+      'facets: c7a6f6f',
+      'c7a6f6f',
     ]
     for (const q of hostile) {
       const res = await get(`/api/search?q=${encodeURIComponent(q.replace(/[\ud800-\udfff]/g, '\ufffd'))}`)
@@ -207,7 +281,6 @@ describe('GET /api/search', () => {
     }
     expect((await search('"zebra"')).total).toBe(2)
     expect((await search('zebra OR kokosnuss')).total).toBe(0) // OR is a word here, and an unknown one
-    
   })
 
   test('only stopwords still search; only punctuation finds nothing', async () => {
@@ -216,18 +289,28 @@ describe('GET /api/search', () => {
   })
 
   test('bad input → 422', async () => {
-    for (const q of ['', 'q=', 'q=%20%20', 'q=%09%0A', `q=${'x'.repeat(10_001)}`, 'q=a&limit=0', 'q=a&limit=1000', 'q=a&offset=-3', 'q=a&category=Not%20Slug']) {
+    for (const q of [
+      '',
+      'q=',
+      'q=%20%20',
+      'q=%09%0A',
+      `q=${'x'.repeat(10_001)}`,
+      'q=a&limit=0',
+      'q=a&limit=1000',
+      'q=a&offset=-3',
+      'q=a&category=Not%20Slug',
+    ]) {
       await problem(await get(`/api/search?${q}`), 422, 'validation_failed')
     }
   })
 })
 
-describe('long prompts', () => {
+describe('long prompts', async () => {
   test('a 150,000-character prompt is stored, served whole and found by a word near its end', async () => {
     const content = `${'A long preamble sentence about nothing in particular. '.repeat(2800)}Finally the quixotic ending.`
     expect(content.length).toBeGreaterThan(150_000)
     const id = 'aaaaaaaa-0000-4000-8000-00000000long'.replace('long', '0150')
-    importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
+    await importRecords(t, { prompts: [{ id, title: 'Very long prompt', category: 'zoo', content }] })
     const detail = await json(await t.request(`/api/prompts/${id}`, { headers: { 'x-forwarded-for': '10.1.1.1' } }))
     expect(detail.content).toBe(content)
     expect([...detail.preview].length).toBeLessThanOrEqual(201)
@@ -237,7 +320,7 @@ describe('long prompts', () => {
   })
 })
 
-describe('GET /api/prompts/{id}', () => {
+describe('GET /api/prompts/{id}', async () => {
   test('the full prompt: summary fields, content and the variables in order of first appearance', async () => {
     const res = await get(`/api/prompts/${WELCOME}`)
     expect(res.status).toBe(200)
@@ -248,7 +331,13 @@ describe('GET /api/prompts/{id}', () => {
       { name: 'tone', default: 'friendly', options: null },
       { name: 'format', default: null, options: ['list', 'table'] },
     ])
-    expect(body).toMatchObject({ id: WELCOME, title: 'Welcome email sequence', category_id: 'marketing', subcategory_id: 'email', tags: ['onboarding', 'email-marketing'] })
+    expect(body).toMatchObject({
+      id: WELCOME,
+      title: 'Welcome email sequence',
+      category_id: 'marketing',
+      subcategory_id: 'email',
+      tags: ['onboarding', 'email-marketing'],
+    })
     expect(body.created_at).toBe('2026-01-05T10:00:00.000Z')
   })
 
@@ -265,7 +354,7 @@ describe('GET /api/prompts/{id}', () => {
   })
 })
 
-describe('OpenAPI', () => {
+describe('OpenAPI', async () => {
   test('every catalogue, skills and favorites route is documented with its tag, parameters and problems', async () => {
     const doc = await json(await get('/api/openapi.json'))
     const routes = [
@@ -289,6 +378,94 @@ describe('OpenAPI', () => {
     }
     expect(doc.tags.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['catalogue', 'skills', 'favorites']))
     expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '404', '422', '429'])
-    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['category', 'limit', 'offset', 'q', 'subcategory', 'tag'])
+    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'category',
+      'limit',
+      'offset',
+      'q',
+      'subcategory',
+      'tag',
+    ])
+  })
+})
+
+describe('search index', async () => {
+  test('rebuilt from the rows (after `promptlib db copy`, which copies rows only)', async () => {
+    const r = await makeTestApp()
+    await importRecords(r, {
+      categories: [{ id: 'zoo', name: 'Zoo' }],
+      prompts: [
+        { id: 'dddddddd-0000-4000-8000-000000000001', title: 'Okapi habitat', category: 'zoo', content: 'Forest giraffes.' },
+        { id: 'dddddddd-0000-4000-8000-000000000002', title: 'Plain', category: 'zoo', content: 'The okapi hides.' },
+      ],
+      skills: [{ name: 'okapi-care', description: 'Feeds okapis. Use when asked.', instructions: '# Care' }],
+    })
+    const { token, user } = await register(r)
+    await setTier(r, user.id, 'pro')
+    const skillHits = async () => (await json(await r.request('/api/skills/search?q=okapi', { token }))).total
+    expect((await json(await r.request('/api/search?q=okapi'))).total).toBe(2)
+    expect(await skillHits()).toBe(1)
+    // What a copy leaves: rows without their search index.
+    if (r.storage.engine === 'postgres') {
+      await sqlRun(r.storage, 'DELETE FROM prompt_search')
+      await sqlRun(r.storage, 'UPDATE skills SET search = NULL')
+    } else {
+      await sqlRun(r.storage, "INSERT INTO prompts_fts(prompts_fts) VALUES('delete-all')")
+      await sqlRun(r.storage, "INSERT INTO prompts_head_fts(prompts_head_fts) VALUES('delete-all')")
+      await sqlRun(r.storage, "INSERT INTO skills_fts(skills_fts) VALUES('delete-all')")
+    }
+    expect((await json(await r.request('/api/search?q=okapi'))).total).toBe(0)
+    expect(await skillHits()).toBe(0)
+    await r.services.catalogue.rebuildSearchIndex()
+    const body = await json(await r.request('/api/search?q=okapi'))
+    expect(body.items.map((p: { title: string }) => p.title)).toEqual(['Okapi habitat', 'Plain'])
+    expect(await skillHits()).toBe(1)
+  })
+})
+
+describe('category tree across instances', async () => {
+  test('an import through another instance on the same database shows within a second', async () => {
+    const a = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const { storage } = await openStorage(a.config)
+    const b = createApp({ config: a.config, storage, log: a.log, jwtSecret: TEST_JWT_SECRET })
+    try {
+      const categoriesOfB = async () => (await json(await b.handle(new Request('http://localhost/api/categories')))).items as unknown[]
+      expect(await categoriesOfB()).toEqual([])
+      await importRecords(a, { categories: [{ id: 'elsewhere', name: 'Elsewhere' }] })
+      const started = Date.now()
+      while ((await categoriesOfB()).length === 0 && Date.now() - started < 1500) await Bun.sleep(20)
+      expect(await categoriesOfB()).toEqual([{ id: 'elsewhere', name: 'Elsewhere', description: '', icon: '', prompt_count: 0, subcategories: [] }])
+      expect(Date.now() - started).toBeLessThan(1200)
+    } finally {
+      await storage.close()
+    }
+  })
+})
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: content-only matches of a large catalogue', async () => {
+  test('are paged newest first, however far apart in age (window by window, then the rest at once)', async () => {
+    const p = await makeTestApp()
+    const batch = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `eeeeeeee-0000-4000-8000-${String(from + i).padStart(12, '0')}`,
+        title: `Item ${from + i}`,
+        category: 'far',
+        content: `narwhal ${from + i}`,
+      }))
+    await importRecords(p, { categories: [{ id: 'far', name: 'Far' }], prompts: batch(0, 600) })
+    // The next prompts get ids many search windows later (4,096 ids each).
+    await sqlRun(p.storage, "SELECT setval(pg_get_serial_sequence('prompts', 'seq'), 60000)")
+    await importRecords(p, { prompts: batch(600, 500) })
+    const page = async (offset: number) => json(await p.request(`/api/search?q=narwhal&limit=100&offset=${offset}`))
+    const first = await page(0)
+    expect(first.total).toBe(1000)
+    expect(first.items[0].title).toBe('Item 1099')
+    const titles = [...first.items, ...(await page(400)).items, ...(await page(500)).items, ...(await page(900)).items].map(
+      (i: { title: string }) => i.title,
+    )
+    expect(titles.slice(0, 100)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${1099 - i}`))
+    expect(titles.slice(100, 200)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${699 - i}`))
+    expect(titles.slice(200, 300)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${599 - i}`))
+    expect(titles.slice(300)).toEqual(Array.from({ length: 100 }, (_, i) => `Item ${199 - i}`))
   })
 })

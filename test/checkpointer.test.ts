@@ -4,9 +4,9 @@ import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { startBackgroundCheckpoints } from '../src/db/checkpointer'
-import { DATABASE_FILE, openDatabase } from '../src/db/client'
-import { WAL_RESTART_ABOVE_BYTES } from '../src/db/wal'
+import { startBackgroundCheckpoints } from '../src/db/sqlite/checkpointer'
+import { DATABASE_FILE, openDatabase } from '../src/db/sqlite/client'
+import { WAL_RESTART_ABOVE_BYTES } from '../src/db/sqlite/wal'
 import { createMemoryLogger } from '../src/log'
 import { GOOD_PASSWORD, tempDir } from './support/app'
 import { startServer } from './support/process'
@@ -104,7 +104,10 @@ describe('the log stays bounded', () => {
     reader.query('SELECT count(*) FROM t').get() // a snapshot the log must keep
     const insert = db.$client.prepare('INSERT INTO t VALUES (?)')
     const row = 'x'.repeat(4000)
-    while (statSync(`${file}-wal`).size <= WAL_RESTART_ABOVE_BYTES) db.$client.transaction(() => { for (let i = 0; i < 1000; i++) insert.run(row) })()
+    while (statSync(`${file}-wal`).size <= WAL_RESTART_ABOVE_BYTES)
+      db.$client.transaction(() => {
+        for (let i = 0; i < 1000; i++) insert.run(row)
+      })()
     const stuck = () => log.lines().find((l) => String(l.msg).startsWith('the SQLite log keeps growing'))
     for (let i = 0; i < 100 && !stuck(); i++) await Bun.sleep(20)
     expect(stuck()).toMatchObject({ level: 'warn', file: `${file}-wal`, wal_bytes: expect.any(Number) })

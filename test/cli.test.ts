@@ -1,10 +1,11 @@
 // The command line, run as a real process (contract section 11).
 import { describe, expect, test } from 'bun:test'
-import { cli } from './support/process'
-import { tempDir } from './support/app'
+import { cli, freePort, startServer } from './support/process'
+import { processEnv, tempDir } from './support/app'
+import { emptyDatabaseUrl } from './support/postgres'
+import { sqlRun, withStorage } from './support/sql'
 import { join } from 'node:path'
 import { existsSync } from 'node:fs'
-import { Database } from 'bun:sqlite'
 
 describe('promptlib CLI', () => {
   test('help and version', () => {
@@ -27,55 +28,82 @@ describe('promptlib CLI', () => {
     expect(r.stderr).toContain('invalid configuration')
   })
 
-  test('migrate creates the database and is idempotent', () => {
+  test('migrate creates the schema and is idempotent', async () => {
     const dir = tempDir()
-    const first = cli(['migrate'], { DATA_DIR: dir })
+    const url = await emptyDatabaseUrl()
+    const env = { DATA_DIR: dir, ...(url ? { DATABASE_URL: url } : {}) }
+    const first = cli(['migrate'], env)
     expect(first.code).toBe(0)
     expect(first.stdout).toContain('applied 0000_init')
-    expect(existsSync(join(dir, 'promptlib.db'))).toBe(true)
-    expect(cli(['migrate'], { DATA_DIR: dir }).stdout).toContain('up to date')
+    if (!url) expect(existsSync(join(dir, 'promptlib.db'))).toBe(true)
+    expect(cli(['migrate'], env).stdout).toContain('up to date')
   })
 
-  test('user list and user set-tier', () => {
-    const dir = tempDir()
-    expect(cli(['migrate'], { DATA_DIR: dir }).code).toBe(0)
-    const db = new Database(join(dir, 'promptlib.db'))
-    db.run(`INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'free', 1, 1)`)
-    db.close()
+  test('healthcheck: 0 when the server on PORT answers, 1 with one line when nothing does', async () => {
+    const server = await startServer(await processEnv())
+    const port = new URL(server.url).port
+    expect(cli(['healthcheck'], { PORT: port, HOST: '0.0.0.0' }).code).toBe(0)
+    server.kill()
+    await server.exited
+    const down = cli(['healthcheck'], { PORT: port })
+    expect(down.code).toBe(1)
+    expect(down.stderr.trim().split('\n')).toEqual([expect.stringContaining('did not answer')])
+  })
 
-    const set = cli(['user', 'set-tier', 'ADA@example.com', 'pro'], { DATA_DIR: dir })
+  test('an unreachable PostgreSQL stops any command with one line', async () => {
+    const r = cli(['user', 'list'], { DATA_DIR: tempDir(), DATABASE_URL: `postgres://nobody:secret-password@127.0.0.1:${freePort()}/promptlib` })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining('cannot reach PostgreSQL at postgres://nobody:***@127.0.0.1')])
+    expect(r.stderr).not.toContain('secret-password')
+  })
+
+  test('user list and user set-tier', async () => {
+    const env = await processEnv()
+    expect(cli(['migrate'], env).code).toBe(0)
+    await withStorage(env, (storage) =>
+      sqlRun(storage, `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'free', $1, $1)`, [
+        new Date(1),
+      ]),
+    )
+
+    const set = cli(['user', 'set-tier', 'ADA@example.com', 'pro'], env)
     expect(set.code).toBe(0)
     expect(set.stdout).toContain('ada@example.com is now on the pro tier')
 
-    const list = cli(['user', 'list'], { DATA_DIR: dir })
+    const list = cli(['user', 'list'], env)
     expect(list.code).toBe(0)
     const [header, row] = list.stdout.trim().split('\n')
     expect(header).toMatch(/^ID\s+EMAIL\s+NAME\s+TIER\s+CREATED_AT$/)
     expect(row).toMatch(/^u1\s+ada@example\.com\s+Ada\s+pro\s+1970-01-01T00:00:00\.001Z$/)
   })
 
-  test('set-tier refuses unknown tiers and unknown users', () => {
-    const dir = tempDir()
-    const badTier = cli(['user', 'set-tier', 'ada@example.com', 'gold'], { DATA_DIR: dir })
+  test('set-tier refuses unknown tiers and unknown users', async () => {
+    const env = await processEnv()
+    const badTier = cli(['user', 'set-tier', 'ada@example.com', 'gold'], env)
     expect(badTier.code).toBe(2)
     expect(badTier.stderr).toContain('unknown tier "gold"')
-    const nobody = cli(['user', 'set-tier', 'nobody@example.com', 'pro'], { DATA_DIR: dir })
+    const nobody = cli(['user', 'set-tier', 'nobody@example.com', 'pro'], env)
     expect(nobody.code).toBe(1)
     expect(nobody.stderr).toContain('no user with e-mail nobody@example.com')
-    expect(cli(['user', 'set-tier', 'only-one-arg'], { DATA_DIR: dir }).code).toBe(2)
+    expect(cli(['user', 'set-tier', 'only-one-arg'], env).code).toBe(2)
   })
 
-  test('user tokens lists a user’s tokens and --revoke revokes one', () => {
-    const dir = tempDir()
-    expect(cli(['migrate'], { DATA_DIR: dir }).code).toBe(0)
-    const db = new Database(join(dir, 'promptlib.db'))
+  test('user tokens lists a user’s tokens and --revoke revokes one', async () => {
+    const env = await processEnv()
+    expect(cli(['migrate'], env).code).toBe(0)
     const now = Date.now()
-    db.run(`INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'pro', 1, 1)`)
-    db.run(`INSERT INTO personal_access_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ('tok1', 'u1', 'ci runner', 'h1', ?, ?)`, [now, now + 86_400_000])
-    db.run(`INSERT INTO personal_access_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ('tok2', 'u1', 'old', 'h2', ?, ?)`, [now - 10, now - 5])
-    db.close()
+    await withStorage(env, async (storage) => {
+      await sqlRun(
+        storage,
+        `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'ada@example.com', 'Ada', 'pro', $1, $1)`,
+        [new Date(1)],
+      )
+      const token = `INSERT INTO personal_access_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ($1, 'u1', $2, $3, $4, $5)`
+      await sqlRun(storage, token, ['tok1', 'ci runner', 'h1', new Date(now), new Date(now + 86_400_000)])
+      await sqlRun(storage, token, ['tok2', 'old', 'h2', new Date(now - 10), new Date(now - 5)])
+    })
 
-    const list = cli(['user', 'tokens', 'ada@example.com'], { DATA_DIR: dir })
+    const list = cli(['user', 'tokens', 'ada@example.com'], env)
     expect(list.code).toBe(0)
     const lines = list.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^TOKEN_ID\s+NAME\s+STATE\s+CREATED_AT\s+EXPIRES_AT\s+LAST_USED_AT$/)
@@ -83,15 +111,15 @@ describe('promptlib CLI', () => {
     expect(lines.find((l) => l.startsWith('tok2'))).toMatch(/old\s+expired/)
     expect(list.stdout).not.toContain('h1')
 
-    const revoke = cli(['user', 'tokens', 'ada@example.com', '--revoke', 'tok1'], { DATA_DIR: dir })
+    const revoke = cli(['user', 'tokens', 'ada@example.com', '--revoke', 'tok1'], env)
     expect(revoke.code).toBe(0)
     expect(revoke.stdout).toContain('revoked token tok1')
-    expect(cli(['user', 'tokens', 'ada@example.com'], { DATA_DIR: dir }).stdout).not.toContain('tok1')
+    expect(cli(['user', 'tokens', 'ada@example.com'], env).stdout).not.toContain('tok1')
 
-    const again = cli(['user', 'tokens', 'ada@example.com', '--revoke', 'tok1'], { DATA_DIR: dir })
+    const again = cli(['user', 'tokens', 'ada@example.com', '--revoke', 'tok1'], env)
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('No such token')
-    expect(cli(['user', 'tokens', 'ada@example.com', '--revoke'], { DATA_DIR: dir }).code).toBe(2)
-    expect(cli(['user', 'tokens', 'nobody@example.com'], { DATA_DIR: dir }).code).toBe(1)
+    expect(cli(['user', 'tokens', 'ada@example.com', '--revoke'], env).code).toBe(2)
+    expect(cli(['user', 'tokens', 'nobody@example.com'], env).code).toBe(1)
   })
 })

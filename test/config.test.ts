@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       currency: 'USD',
       optimizer: null,
       smtp: null,
+      mailOutbox: { sendTimeoutMs: 30_000, retryBaseMs: 30_000, maxAttempts: 10, pollMs: 5_000 },
       sqlite: { lockTimeoutMs: 30_000, synchronous: 'normal' },
     })
     expect(c.dataDir).toEndWith('/data')
@@ -46,9 +47,18 @@ describe('loadConfig', () => {
     ['OPTIMIZER_CONNECT_TIMEOUT_MS', '0'],
     ['OPTIMIZER_IDLE_TIMEOUT_MS', '30s'],
     ['SMTP_URL', 'http://mail.example.com'],
+    ['MAIL_SEND_TIMEOUT_MS', '30s'],
+    ['MAIL_RETRY_BASE_MS', '0'],
+    ['MAIL_MAX_ATTEMPTS', '0'],
+    ['MAIL_POLL_MS', '-5'],
+    ['STRIPE_API_BASE', 'stripe.local'],
+    ['PAYPAL_CERT_URL_PREFIXES', 'not a url'],
     ['SQLITE_LOCK_TIMEOUT_MS', '30s'],
     ['SQLITE_LOCK_TIMEOUT_MS', '3600001'],
     ['SQLITE_SYNCHRONOUS', 'off'],
+    ['DATABASE_URL', 'mysql://db/promptlib'],
+    ['DATABASE_URL', 'postgres://'],
+    ['DATABASE_URL', 'promptlib.db'],
   ])('a bad %s names the variable', (name, value) => {
     let error: unknown
     try {
@@ -59,6 +69,12 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError)
     expect((error as ConfigError).variable).toBe(name)
     expect((error as Error).message).toStartWith(`${name}: `)
+  })
+
+  test('DATABASE_URL: unset means SQLite; postgres:// and postgresql:// are PostgreSQL', () => {
+    expect(loadConfig({}).databaseUrl).toBeNull()
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/promptlib' }).databaseUrl).toBe('postgres://u:p@db:5432/promptlib')
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/promptlib?sslmode=require' }).databaseUrl).toBe('postgresql://db/promptlib?sslmode=require')
   })
 
   test('half a provider is an error naming the missing half', () => {
@@ -76,7 +92,10 @@ describe('loadConfig', () => {
       OPTIMIZER_BASE_URL: 'http://127.0.0.1:9999/v1',
       CORS_ORIGINS: 'https://a.example.com, https://b.example.com',
     })
-    expect(c.oauth.a).toMatchObject({ clientId: 'id', tokenUrl: 'http://127.0.0.1:9000/token' })
+    expect(c.oauth.a).toMatchObject({ clientId: 'id', tokenUrl: 'http://127.0.0.1:9000/token', scopes: undefined })
+    const b = { OAUTH_B_CLIENT_ID: 'i', OAUTH_B_CLIENT_SECRET: 's' }
+    expect(loadConfig({ ...b, OAUTH_B_SCOPES: ' openid, email  profile ' }).oauth.b?.scopes).toEqual(['openid', 'email', 'profile'])
+    expect(() => loadConfig({ ...b, OAUTH_B_SCOPES: 'openid "email"' })).toThrow('OAUTH_B_SCOPES: ')
     expect(c.paypal?.certUrlPrefixes).toEqual(['https://api-m.paypal.com/', 'https://api-m.sandbox.paypal.com/'])
     expect(c.optimizer).toEqual({
       baseUrl: 'http://127.0.0.1:9999/v1',
@@ -86,6 +105,23 @@ describe('loadConfig', () => {
       idleTimeoutMs: 30_000,
     })
     expect(c.corsOrigins).toEqual(['https://a.example.com', 'https://b.example.com'])
+  })
+
+  test('payments and the e-mail outbox', () => {
+    const c = loadConfig({
+      STRIPE_SECRET_KEY: 'sk_test_x',
+      STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      STRIPE_PRICE_PRO: 'price_pro',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111/',
+      PAYPAL_CERT_URL_PREFIXES: 'http://127.0.0.1:9/certs/, https://api-m.paypal.com/',
+      SMTP_URL: 'smtp://127.0.0.1:2525',
+      MAIL_RETRY_BASE_MS: '50',
+      MAIL_MAX_ATTEMPTS: '3',
+    })
+    expect(c.stripe).toEqual({ secretKey: 'sk_test_x', webhookSecret: 'whsec_x', prices: { pro: 'price_pro' }, apiBase: 'http://127.0.0.1:12111' })
+    expect(c.smtp).toEqual({ url: 'smtp://127.0.0.1:2525', from: 'promptlib <noreply@localhost>' })
+    expect(c.mailOutbox).toEqual({ sendTimeoutMs: 30_000, retryBaseMs: 50, maxAttempts: 3, pollMs: 5_000 })
+    expect(() => loadConfig({ PAYPAL_CERT_URL_PREFIXES: 'https://api-m.paypal.com' })).toThrow('PAYPAL_CERT_URL_PREFIXES')
   })
 
   test('SQLite lock wait and durability', () => {

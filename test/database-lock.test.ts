@@ -125,7 +125,9 @@ describe('a database that cannot be used at all', () => {
     writeFileSync(join(dir, 'promptlib.db'), 'these are not the pages you are looking for\n'.repeat(200))
     const r = cli(['migrate'], { DATA_DIR: dir })
     expect(r.code).toBe(1)
-    expect(r.stderr.trim().split('\n')).toEqual([`promptlib: ${join(dir, 'promptlib.db')} is not a SQLite database; move it away or set DATA_DIR to another directory`])
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `promptlib: ${join(dir, 'promptlib.db')} is not a SQLite database; move it away or set DATA_DIR to another directory`,
+    ])
   })
 
   test('a data directory that cannot be created: one line naming it', () => {
@@ -133,7 +135,9 @@ describe('a database that cannot be used at all', () => {
     writeFileSync(parent, '')
     const r = cli(['user', 'list'], { DATA_DIR: join(parent, 'data') })
     expect(r.code).toBe(1)
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`promptlib: cannot create or open the database ${join(parent, 'data', 'promptlib.db')}`)])
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining(`promptlib: cannot create or open the database ${join(parent, 'data', 'promptlib.db')}`),
+    ])
     expect(r.stderr).not.toMatch(/^\s+at /m)
   })
 })

@@ -1,18 +1,20 @@
 // How commands open the database: WAL mode, the configured durability and lock wait, a bounded log.
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { enterBulkMode } from '../src/cli/import'
-import { openCommandDatabase } from '../src/cli/context'
+import { enterBulkMode } from '../src/db/sqlite/bulk'
+import { openCommandStorage } from '../src/cli/context'
 import { loadConfig } from '../src/config'
-import { WAL_SIZE_LIMIT_BYTES } from '../src/db/wal'
-import { tempDir } from './support/app'
+import { WAL_SIZE_LIMIT_BYTES } from '../src/db/sqlite/wal'
+import type { SqliteStorage } from '../src/db/storage'
+import { tempDir, TEST_ENGINE } from './support/app'
 
 const pragma = (db: { $client: { query: (sql: string) => { get: () => unknown } } }, name: string) =>
   Object.values(db.$client.query(`PRAGMA ${name}`).get() as Record<string, unknown>)[0]
 
-describe('openCommandDatabase', () => {
-  test('defaults: WAL, synchronous NORMAL, a 30 s lock wait, the log size limit', () => {
-    const { db, applied } = openCommandDatabase(loadConfig({ DATA_DIR: tempDir() }))
+describe.skipIf(TEST_ENGINE !== 'sqlite')('openCommandStorage on SQLite', () => {
+  test('defaults: WAL, synchronous NORMAL, a 30 s lock wait, the log size limit', async () => {
+    const { storage, applied } = await openCommandStorage(loadConfig({ DATA_DIR: tempDir() }))
+    const db = (storage as SqliteStorage).writer
     expect(applied.length).toBeGreaterThan(0)
     expect([pragma(db, 'journal_mode'), pragma(db, 'synchronous'), pragma(db, 'busy_timeout'), pragma(db, 'journal_size_limit')]).toEqual([
       'wal',
@@ -20,23 +22,26 @@ describe('openCommandDatabase', () => {
       30_000,
       WAL_SIZE_LIMIT_BYTES,
     ])
-    db.$client.close()
+    await storage.close()
   })
 
-  test('SQLITE_SYNCHRONOUS=full and SQLITE_LOCK_TIMEOUT_MS reach the connection', () => {
-    const { db } = openCommandDatabase(loadConfig({ DATA_DIR: tempDir(), SQLITE_SYNCHRONOUS: 'full', SQLITE_LOCK_TIMEOUT_MS: '1234' }))
+  test('SQLITE_SYNCHRONOUS=full and SQLITE_LOCK_TIMEOUT_MS reach the connection', async () => {
+    const { storage } = await openCommandStorage(loadConfig({ DATA_DIR: tempDir(), SQLITE_SYNCHRONOUS: 'full', SQLITE_LOCK_TIMEOUT_MS: '1234' }))
+    const db = (storage as SqliteStorage).reader
     expect([pragma(db, 'synchronous'), pragma(db, 'busy_timeout')]).toEqual([2, 1234])
-    db.$client.close()
+    await storage.close()
   })
 })
 
-describe('the import’s bulk mode', () => {
-  test('writes with a rollback journal synced fully (NORMAL could be corrupted by a power cut), then returns to WAL and NORMAL', () => {
-    const { db } = openCommandDatabase(loadConfig({ DATA_DIR: join(tempDir(), 'data') }))
+describe.skipIf(TEST_ENGINE !== 'sqlite')('the import’s bulk mode', () => {
+  test('writes with a rollback journal synced fully (NORMAL could be corrupted by a power cut), then returns to WAL and NORMAL', async () => {
+    // bulk mode needs the database to itself: the import opens a single connection
+    const { storage } = await openCommandStorage(loadConfig({ DATA_DIR: join(tempDir(), 'data') }), { singleConnection: true })
+    const db = (storage as SqliteStorage).writer
     const bulk = enterBulkMode(db.$client, 1000)
     expect([pragma(db, 'journal_mode'), pragma(db, 'synchronous')]).toEqual(['delete', 2])
     bulk.leave()
     expect([pragma(db, 'journal_mode'), pragma(db, 'synchronous')]).toEqual(['wal', 1])
-    db.$client.close()
+    await storage.close()
   })
 })

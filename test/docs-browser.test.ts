@@ -25,7 +25,7 @@ let base = process.env.DOCS_BASE_URL?.replace(/\/$/, '') ?? ''
 beforeAll(async () => {
   if (!haveChromium) return
   if (!base) {
-    server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: makeTestApp().handle })
+    server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (await makeTestApp()).handle })
     base = `http://127.0.0.1:${server.port}`
   }
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] })
@@ -36,40 +36,47 @@ afterAll(async () => {
   server?.stop(true)
 })
 
-test.skipIf(!haveChromium)('/api/docs renders, offers no cloud feature, and requests nothing from another origin', async () => {
-  const context = await browser!.newContext()
-  const requested: string[] = []
-  context.on('request', (request) => void requested.push(request.url()))
-  const page = await context.newPage()
-  page.on('websocket', (socket) => void requested.push(socket.url()))
-  try {
-    await page.goto(`${base}/api/docs`)
-    await page.getByText('promptlib API').first().waitFor({ timeout: 20_000 })
-    await page.getByText('Create an account').first().waitFor({ timeout: 20_000 })
-    // Sections render lazily: scroll through the page so whatever loads late loads now.
-    for (let i = 0; i < 10; i++) {
-      await page.mouse.wheel(0, 4000)
-      await page.waitForTimeout(150)
+test.skipIf(!haveChromium)(
+  '/api/docs renders, offers no cloud feature, and requests nothing from another origin',
+  async () => {
+    const context = await browser!.newContext()
+    const requested: string[] = []
+    context.on('request', (request) => void requested.push(request.url()))
+    const page = await context.newPage()
+    page.on('websocket', (socket) => void requested.push(socket.url()))
+    try {
+      await page.goto(`${base}/api/docs`)
+      await page.getByText('promptlib API').first().waitFor({ timeout: 20_000 })
+      await page.getByText('Create an account').first().waitFor({ timeout: 20_000 })
+      // Sections render lazily: scroll through the page so whatever loads late loads now.
+      for (let i = 0; i < 10; i++) {
+        await page.mouse.wheel(0, 4000)
+        await page.waitForTimeout(150)
+      }
+
+      const lines = (await page.locator('body').innerText()).split('\n').map((line) => line.trim())
+      for (const label of CLOUD_LABELS) expect(lines, `the page offers "${label}"`).not.toContain(label)
+
+      // The API client stays: its test request goes straight to this server (no Scalar proxy).
+      const health = await context.newPage()
+      await health.goto(`${base}/api/docs#tag/operations/GET/api/health`)
+      await health
+        .getByRole('button', { name: /Test Request.*get \/api\/health/i })
+        .first()
+        .click({ timeout: 20_000 })
+      await health.getByRole('button', { name: /^Send/ }).first().click()
+      await health.getByText('200 OK').first().waitFor({ timeout: 10_000 })
+      expect(requested).toContain(`${base}/api/health`)
+
+      await page.waitForTimeout(500)
+      const origin = new URL(base).origin
+      const foreign = requested.filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== origin)
+      expect(foreign).toEqual([])
+      expect(requested).toContain(`${base}/api/docs/scalar.js`)
+      expect(requested).toContain(`${base}/api/openapi.json`)
+    } finally {
+      await context.close()
     }
-
-    const lines = (await page.locator('body').innerText()).split('\n').map((line) => line.trim())
-    for (const label of CLOUD_LABELS) expect(lines, `the page offers "${label}"`).not.toContain(label)
-
-    // The API client stays: its test request goes straight to this server (no Scalar proxy).
-    const health = await context.newPage()
-    await health.goto(`${base}/api/docs#tag/operations/GET/api/health`)
-    await health.getByRole('button', { name: /Test Request.*get \/api\/health/i }).first().click({ timeout: 20_000 })
-    await health.getByRole('button', { name: /^Send/ }).first().click()
-    await health.getByText('200 OK').first().waitFor({ timeout: 10_000 })
-    expect(requested).toContain(`${base}/api/health`)
-
-    await page.waitForTimeout(500)
-    const origin = new URL(base).origin
-    const foreign = requested.filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== origin)
-    expect(foreign).toEqual([])
-    expect(requested).toContain(`${base}/api/docs/scalar.js`)
-    expect(requested).toContain(`${base}/api/openapi.json`)
-  } finally {
-    await context.close()
-  }
-}, 60_000)
+  },
+  60_000,
+)

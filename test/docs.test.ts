@@ -5,9 +5,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { makeTestApp, json } from './support/app'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 
-describe('GET /api/health', () => {
+describe('GET /api/health', async () => {
   test('status, version and database', async () => {
     const res = await t.request('/api/health')
     expect(res.status).toBe(200)
@@ -15,15 +15,15 @@ describe('GET /api/health', () => {
   })
 
   test('503 when the database is unusable', async () => {
-    const broken = makeTestApp()
-    broken.db.$client.close()
+    const broken = await makeTestApp()
+    await broken.storage.close()
     const res = await broken.request('/api/health')
     expect(res.status).toBe(503)
     expect(await json(res)).toMatchObject({ status: 'error', db: 'error' })
   })
 })
 
-describe('OpenAPI', () => {
+describe('OpenAPI', async () => {
   test('a 3.1 document with every route, request and response schemas, and the bearer scheme', async () => {
     const res = await t.request('/api/openapi.json')
     expect(res.status).toBe(200)
@@ -51,7 +51,7 @@ describe('OpenAPI', () => {
   })
 })
 
-describe('interactive docs', () => {
+describe('interactive docs', async () => {
   test('the page loads its script from this server, not a CDN', async () => {
     const page = await (await t.request('/api/docs')).text()
     expect(page).toContain('/api/docs/scalar.js')
@@ -81,9 +81,14 @@ describe('interactive docs', () => {
   })
 })
 
-describe('documentation in the repository', () => {
+describe('documentation in the repository', async () => {
   const root = resolve(import.meta.dir, '..')
-  const markdown = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))]
+  const markdown = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join('docs', f)),
+  ]
 
   test('README and docs link only to files inside the repository (a clone has nothing beside it)', () => {
     for (const file of markdown) {

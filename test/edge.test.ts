@@ -1,10 +1,10 @@
 // The server edge: CORS, early 413, security headers, the route template in the access log.
 import { describe, expect, test } from 'bun:test'
 import { indexRoutes, pathnameOf } from '../src/http/routes-index'
-import { makeTestApp, problem, register } from './support/app'
+import { makeTestApp, problem, register, TEST_ENGINE } from './support/app'
 
-describe('CORS', () => {
-  const t = makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
+describe('CORS', async () => {
+  const t = await makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
 
   test('an allowed origin gets the CORS headers, on errors too', async () => {
     for (const path of ['/api/health', '/api/user/me']) {
@@ -24,7 +24,11 @@ describe('CORS', () => {
   test('a preflight from an allowed origin → 204 with methods and headers', async () => {
     const res = await t.request('/api/user/tokens', {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     })
     expect(res.status).toBe(204)
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
@@ -34,23 +38,27 @@ describe('CORS', () => {
   })
 
   test('without CORS_ORIGINS no CORS headers are sent at all', async () => {
-    const plain = makeTestApp()
+    const plain = await makeTestApp()
     const res = await plain.request('/api/health', { headers: { origin: 'https://app.example.com' } })
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
   })
 
   test('CORS_ORIGINS=* allows any origin', async () => {
-    const any = makeTestApp({ CORS_ORIGINS: '*' })
+    const any = await makeTestApp({ CORS_ORIGINS: '*' })
     const res = await any.request('/api/health', { headers: { origin: 'https://anything.example.org' } })
     expect(res.headers.get('access-control-allow-origin')).toBe('https://anything.example.org')
   })
 })
 
-describe('edge answers', () => {
-  const t = makeTestApp()
+describe('edge answers', async () => {
+  const t = await makeTestApp()
 
   test('an announced body over 1 MiB is refused before it is read, with the usual headers', async () => {
-    const res = await t.request('/api/auth/login', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } })
+    const res = await t.request('/api/auth/login', {
+      method: 'POST',
+      body: 'x'.repeat(1024 * 1024 + 1),
+      headers: { 'content-type': 'application/json' },
+    })
     const id = res.headers.get('x-request-id')
     await problem(res, 413, 'payload_too_large')
     expect(id).toBeTruthy()
@@ -62,7 +70,10 @@ describe('edge answers', () => {
       await t.request('/api/health', { method: 'HEAD' }),
       await t.request('/api/docs'),
       await t.request('/api/openapi.json'),
-      await t.request('/api/auth/register', { method: 'POST', json: { email: 'nosniff@example.com', password: 'Correct-Horse-Battery-9', name: 'N' } }),
+      await t.request('/api/auth/register', {
+        method: 'POST',
+        json: { email: 'nosniff@example.com', password: 'Correct-Horse-Battery-9', name: 'N' },
+      }),
       await t.request('/api/auth/register', { method: 'POST', json: { email: 'nope' } }),
       await t.request('/api/nope'),
       await t.request('/api/user/me'),
@@ -86,8 +97,8 @@ describe('edge answers', () => {
   })
 })
 
-describe('request ids', () => {
-  const t = makeTestApp()
+describe('request ids', async () => {
+  const t = await makeTestApp()
   const idOf = (res: Response) => res.headers.get('x-request-id')
 
   test('each response carries its own id: generated, or the incoming one echoed', async () => {
@@ -127,22 +138,37 @@ describe('request ids', () => {
   })
 })
 
-describe('synchronous answers', () => {
-  const t = makeTestApp()
+describe('synchronous answers', async () => {
+  const t = await makeTestApp()
 
   // A promise per request costs light endpoints a visible share of their throughput: health
-  // checks and the category tree are answered synchronously, straight through the edge.
-  test('GET /api/health and /api/categories are answered without a promise', async () => {
-    for (const path of ['/api/health', '/api/categories']) {
+  // checks (SQLite: a synchronous query; PostgreSQL's is a round trip) and the cached category
+  // tree (once the first request has loaded it) are answered synchronously, straight through the edge.
+  test('GET /api/health (SQLite) and /api/categories are answered without a promise', async () => {
+    const first = t.handle(new Request('http://localhost/api/categories'))
+    expect((await first).status).toBe(200)
+    for (const path of TEST_ENGINE === 'sqlite' ? ['/api/health', '/api/categories'] : ['/api/categories']) {
       const answer = t.handle(new Request(`http://localhost${path}`))
       expect(answer).toBeInstanceOf(Response)
       expect((answer as Response).status).toBe(200)
     }
   })
+
+  test('/api/categories waits for the database only the first time, and after a second without requests', async () => {
+    const fresh = await makeTestApp()
+    const first = fresh.handle(new Request('http://localhost/api/categories'))
+    expect(first).toBeInstanceOf(Promise)
+    expect((await first).status).toBe(200)
+    expect(fresh.handle(new Request('http://localhost/api/categories'))).toBeInstanceOf(Response)
+    await Bun.sleep(1050)
+    const late = fresh.handle(new Request('http://localhost/api/categories'))
+    expect(late).toBeInstanceOf(Promise)
+    expect(await (await late).json()).toEqual({ items: [] })
+  })
 })
 
-describe('hosts', () => {
-  const t = makeTestApp()
+describe('hosts', async () => {
+  const t = await makeTestApp()
   // Behind a proxy the Host is often an upstream or service name ("api", "web") on port 80.
   // Elysia by default assumes hosts of 4+ characters (elysiajs/elysia#748) and would route
   // http://api/api/health as /health.
@@ -158,7 +184,7 @@ describe('hosts', () => {
   })
 })
 
-describe('route index', () => {
+describe('route index', async () => {
   const index = indexRoutes([
     { method: 'GET', path: '/api/skills/search' },
     { method: 'GET', path: '/api/skills/:skill_id' },
@@ -207,8 +233,8 @@ describe('route index', () => {
   })
 })
 
-describe('methods', () => {
-  const t = makeTestApp()
+describe('methods', async () => {
+  const t = await makeTestApp()
 
   test('a known path with another method → 405 method_not_allowed with Allow, before authentication', async () => {
     const cases: [string, string, string][] = [
@@ -251,7 +277,7 @@ describe('methods', () => {
   })
 
   test('a preflight from an allowed origin is still the CORS answer, and Allow is readable cross-origin', async () => {
-    const cors = makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
+    const cors = await makeTestApp({ CORS_ORIGINS: 'https://app.example.com' })
     const origin = 'https://app.example.com'
     const preflight = await cors.request('/api/user/me', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'DELETE' } })
     expect(preflight.status).toBe(204)

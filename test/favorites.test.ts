@@ -1,16 +1,16 @@
 // Favorites: add, list, remove; favorite_count exact under concurrency (contract section 6).
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { json, makeTestApp, problem, register, type Registered } from './support/app'
-import { loadTestCatalogue, promptIds } from './support/catalogue'
+import { favoriteCount as storedFavoriteCount, loadTestCatalogue, promptIds } from './support/catalogue'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 let ids: string[] = []
 let alice: Registered
 let bob: Registered
 
 beforeAll(async () => {
   await loadTestCatalogue(t)
-  ids = promptIds(t)
+  ids = await promptIds(t)
   alice = await register(t)
   bob = await register(t)
 })
@@ -18,9 +18,9 @@ beforeAll(async () => {
 const add = (token: string, body: unknown) => t.request('/api/user/favorites', { method: 'POST', token, json: body })
 const list = (token: string, q = '') => t.request(`/api/user/favorites${q}`, { token })
 const remove = (token: string, id: string) => t.request(`/api/user/favorites/${id}`, { method: 'DELETE', token })
-const favoriteCount = (id: string) => (t.db.$client.query('SELECT favorite_count AS n FROM prompts WHERE id = ?').get(id) as { n: number }).n
+const favoriteCount = (id: string) => storedFavoriteCount(t, id)
 
-describe('favorites', () => {
+describe('favorites', async () => {
   test('POST → 201 {prompt_id, created_at}; again → 200 with the same body; counted once', async () => {
     const id = ids[0]!
     const first = await add(alice.token, { prompt_id: id })
@@ -30,7 +30,7 @@ describe('favorites', () => {
     const again = await add(alice.token, { prompt_id: id.toUpperCase() })
     expect(again.status).toBe(200)
     expect(await json(again)).toEqual(body)
-    expect(favoriteCount(id)).toBe(1)
+    expect(await favoriteCount(id)).toBe(1)
   })
 
   test('GET lists newest first with title and category; another user sees only their own', async () => {
@@ -49,15 +49,24 @@ describe('favorites', () => {
   test('DELETE → 204, then 404; the count follows', async () => {
     const id = ids[5]!
     await add(bob.token, { prompt_id: id })
-    expect(favoriteCount(id)).toBe(1)
+    expect(await favoriteCount(id)).toBe(1)
     expect((await remove(bob.token, id)).status).toBe(204)
-    expect(favoriteCount(id)).toBe(0)
+    expect(await favoriteCount(id)).toBe(0)
     await problem(await remove(bob.token, id), 404, 'not_found')
   })
 
   test('bad input: unknown prompt 404; not a UUID, missing, extra or wrong-typed fields 422; no token 401', async () => {
     await problem(await add(alice.token, { prompt_id: '99999999-9999-4999-8999-999999999999' }), 404, 'not_found')
-    for (const body of [{}, { prompt_id: 'nope' }, { prompt_id: 42 }, { prompt_id: null }, { prompt_id: ids[0], extra: 1 }, { prompt_id: `${ids[0]}'--` }, { prompt_id: '🙂' }, [ids[0]]]) {
+    for (const body of [
+      {},
+      { prompt_id: 'nope' },
+      { prompt_id: 42 },
+      { prompt_id: null },
+      { prompt_id: ids[0], extra: 1 },
+      { prompt_id: `${ids[0]}'--` },
+      { prompt_id: '🙂' },
+      [ids[0]],
+    ]) {
       await problem(await add(alice.token, body), 422, 'validation_failed')
     }
     await problem(await remove(alice.token, 'not-a-uuid'), 422, 'validation_failed')
@@ -70,11 +79,11 @@ describe('favorites', () => {
     const id = ids[10]!
     const users = await Promise.all(Array.from({ length: 12 }, () => register(t)))
     await Promise.all(users.flatMap((u) => [add(u.token, { prompt_id: id }), add(u.token, { prompt_id: id })]))
-    expect(favoriteCount(id)).toBe(12)
+    expect(await favoriteCount(id)).toBe(12)
     await Promise.all(users.slice(0, 5).flatMap((u) => [remove(u.token, id), remove(u.token, id), add(users[11]!.token, { prompt_id: id })]))
-    expect(favoriteCount(id)).toBe(7)
+    expect(await favoriteCount(id)).toBe(7)
     expect((await t.request('/api/user/me', { method: 'DELETE', token: users[11]!.token })).status).toBe(204)
-    expect(favoriteCount(id)).toBe(6)
+    expect(await favoriteCount(id)).toBe(6)
     expect((await json(await t.request(`/api/prompts/${id}`, { token: users[6]!.token }))).favorite_count).toBe(6)
   })
 })

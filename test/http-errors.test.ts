@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { makeTestApp, problem, uniqueEmail, GOOD_PASSWORD } from './support/app'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 // A route that fails unexpectedly, to see what a 500 looks like (mounted after the plumbing,
 // like every feature).
 t.app.get('/api/test-only/boom', () => {
@@ -13,7 +13,7 @@ t.app.get('/api/test-only/boom', () => {
 const post = (body: string | Uint8Array | null, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   t.request('/api/auth/register', { method: 'POST', body, headers })
 
-describe('error shape', () => {
+describe('error shape', async () => {
   test('unknown route → 404 not_found problem', async () => {
     const res = await t.request('/api/does-not-exist')
     const body = await problem(res, 404, 'not_found')
@@ -91,7 +91,7 @@ describe('error shape', () => {
   })
 })
 
-describe('X-Request-Id', () => {
+describe('X-Request-Id', async () => {
   test('generated when absent, on success and on errors', async () => {
     const ok = await t.request('/api/health')
     const err = await t.request('/api/nope')
@@ -114,7 +114,7 @@ describe('X-Request-Id', () => {
   })
 })
 
-describe('access log', () => {
+describe('access log', async () => {
   test('one JSON line per request with method, route, status, duration and request id', async () => {
     await t.request('/api/health', { headers: { 'x-request-id': 'log-check-1' } })
     await Bun.sleep(5) // the line is written after the response
@@ -124,7 +124,7 @@ describe('access log', () => {
   })
 })
 
-describe('requests without a body', () => {
+describe('requests without a body', async () => {
   test('a POST with no body and no content type → 400 malformed_json (not 415, not 500)', async () => {
     const res = await t.handle(new Request('http://localhost/api/auth/login', { method: 'POST' }))
     await problem(res, 400, 'malformed_json')

@@ -3,94 +3,142 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DATABASE_FILE, openDatabase, type Db } from '../src/db/client'
-import { runMigrations } from '../src/db/migrate'
-import { importPaths } from '../src/features/catalogue/import/run'
+import { loadConfig } from '../src/config'
+import { openStorage } from '../src/db'
+import { DATABASE_FILE, openDatabase } from '../src/db/sqlite/client'
+import type { Storage } from '../src/db/storage'
 import { uuidV5 } from '../src/features/catalogue/text'
-import { json, makeTestApp, tempDir } from './support/app'
+import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
+import { countRows } from './support/catalogue'
 import { cli, startServer } from './support/process'
+import { sqlNumber, sqlRows } from './support/sql'
 
 const FIXTURES = join(import.meta.dir, 'fixtures')
 const fx = (name: string) => join(FIXTURES, name)
 
-function freshDb(): { db: Db; dir: string } {
-  const dir = tempDir()
-  const db = openDatabase(join(dir, DATABASE_FILE))
-  runMigrations(db)
-  return { db, dir }
+const importPaths = (t: TestApp, paths: string[], opts: { category?: string } = {}) => t.services.catalogue.importPaths(paths, opts)
+
+/** Every prompt and skill is in the search index (SQLite: FTS5's own check; PostgreSQL: every search row and vector written). */
+async function searchIndexIntact(storage: Storage): Promise<void> {
+  if (storage.engine === 'sqlite') {
+    await storage.write((db) => {
+      db.$client.run("INSERT INTO prompts_fts(prompts_fts, rank) VALUES('integrity-check', 1)")
+      db.$client.run("INSERT INTO prompts_head_fts(prompts_head_fts, rank) VALUES('integrity-check', 1)")
+      db.$client.run("INSERT INTO skills_fts(skills_fts, rank) VALUES('integrity-check', 1)")
+    })
+    return
+  }
+  expect(await sqlNumber(storage, 'SELECT count(*) FROM prompts p WHERE NOT EXISTS (SELECT 1 FROM prompt_search s WHERE s.prompt_seq = p.seq)')).toBe(
+    0,
+  )
+  expect(await sqlNumber(storage, 'SELECT count(*) FROM skills WHERE search IS NULL')).toBe(0)
 }
 
-const countRows = (db: Db, table: string) => (db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
-const ftsIntact = (db: Db) => {
-  db.$client.run("INSERT INTO prompts_fts(prompts_fts, rank) VALUES('integrity-check', 1)")
-  db.$client.run("INSERT INTO skills_fts(skills_fts, rank) VALUES('integrity-check', 1)")
-}
+const searchTotal = async (t: TestApp, q: string) => (await json(await t.request(`/api/search?q=${encodeURIComponent(q)}`))).total as number
 
-describe('JSON catalogue', () => {
-  test('imports categories, subcategories, prompts and skills; a second run changes nothing', () => {
-    const { db } = freshDb()
-    const [first] = importPaths(db, [fx('catalogue-good.json')])
+/** A storage on the database a process environment (processEnv) names. */
+const storageOf = async (env: Record<string, string>) => (await openStorage(loadConfig(env))).storage
+
+describe('JSON catalogue', async () => {
+  test('imports categories, subcategories, prompts and skills; a second run changes nothing', async () => {
+    const t = await makeTestApp()
+    const [first] = await importPaths(t, [fx('catalogue-good.json')])
     expect(first!.errors).toEqual([])
     expect(first).toMatchObject({ kind: 'json', created: 6, updated: 0, unchanged: 0 })
-    expect(countRows(db, 'prompts')).toBe(3)
-    expect(countRows(db, 'subcategories')).toBe(3)
-    expect(countRows(db, 'skills')).toBe(1)
-    const tags = db.$client.query('SELECT tags FROM prompts WHERE id = ?').get('11111111-1111-4111-8111-111111111111') as { tags: string }
-    expect(tags.tags).toBe('onboarding email-marketing')
-    const [again] = importPaths(db, [fx('catalogue-good.json')])
+    expect(await countRows(t, 'prompts')).toBe(3)
+    expect(await countRows(t, 'subcategories')).toBe(3)
+    expect(await countRows(t, 'skills')).toBe(1)
+    const [tags] = await sqlRows<{ tags: string }>(t.storage, 'SELECT tags FROM prompts WHERE id = $1', ['11111111-1111-4111-8111-111111111111'])
+    expect(tags!.tags).toBe('onboarding email-marketing')
+    const [again] = await importPaths(t, [fx('catalogue-good.json')])
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 6 })
-    expect(countRows(db, 'prompts')).toBe(3)
-    ftsIntact(db)
+    expect(await countRows(t, 'prompts')).toBe(3)
+    await searchIndexIntact(t.storage)
   })
 
-  test('a changed record is updated in place and re-indexed', () => {
-    const { db, dir } = freshDb()
-    importPaths(db, [fx('catalogue-good.json')])
+  test('a changed record is updated in place and re-indexed', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    expect(await searchTotal(t, 'correctness')).toBe(1)
     const data = JSON.parse(readFileSync(fx('catalogue-good.json'), 'utf8'))
     data.prompts[2].content = 'Review this merge request for zanzibar-grade security.'
-    const file = join(dir, 'changed.json')
+    const file = join(t.dataDir, 'changed.json')
     writeFileSync(file, JSON.stringify(data))
-    const [r] = importPaths(db, [file])
+    const [r] = await importPaths(t, [file])
     expect(r).toMatchObject({ updated: 1, unchanged: 5, created: 0 })
-    expect(countRows(db, 'prompts')).toBe(3)
-    ftsIntact(db)
-    const hit = db.$client.query(`SELECT rowid FROM prompts_fts WHERE prompts_fts MATCH '"zanzibar"'`).all()
-    expect(hit).toHaveLength(1)
-    expect(db.$client.query(`SELECT rowid FROM prompts_fts WHERE prompts_fts MATCH '"correctness"'`).all()).toHaveLength(0)
+    expect(await countRows(t, 'prompts')).toBe(3)
+    await searchIndexIntact(t.storage)
+    expect(await searchTotal(t, 'zanzibar')).toBe(1)
+    expect(await searchTotal(t, 'correctness')).toBe(0)
   })
 
-  test('a file with errors reports each with its line and changes nothing', () => {
-    const { db } = freshDb()
-    importPaths(db, [fx('catalogue-good.json')])
-    const [r] = importPaths(db, [fx('catalogue-bad.json')])
+  test('a file with errors reports each with its line and changes nothing', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    const [r] = await importPaths(t, [fx('catalogue-bad.json')])
     expect(r!.created + r!.updated).toBe(0)
     const text = readFileSync(fx('catalogue-bad.json'), 'utf8') as string
     const lineOf = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) // the record's "{" is one line above
-    expect(r!.errors).toContainEqual({ file: fx('catalogue-bad.json'), line: lineOf('"id": "not-a-uuid"'), message: expect.stringContaining('"id" must be a UUID') })
-    expect(r!.errors).toContainEqual(expect.objectContaining({ line: lineOf('"id": "not-a-uuid"'), message: expect.stringContaining('"title" must not be empty') }))
-    expect(r!.errors).toContainEqual(expect.objectContaining({ line: lineOf('44444444-4444'), message: expect.stringContaining('unknown category "no-such-category"') }))
+    expect(r!.errors).toContainEqual({
+      file: fx('catalogue-bad.json'),
+      line: lineOf('"id": "not-a-uuid"'),
+      message: expect.stringContaining('"id" must be a UUID'),
+    })
+    expect(r!.errors).toContainEqual(
+      expect.objectContaining({ line: lineOf('"id": "not-a-uuid"'), message: expect.stringContaining('"title" must not be empty') }),
+    )
+    expect(r!.errors).toContainEqual(
+      expect.objectContaining({ line: lineOf('44444444-4444'), message: expect.stringContaining('unknown category "no-such-category"') }),
+    )
     expect(r!.warnings).toContainEqual(expect.objectContaining({ message: expect.stringContaining('unknown field "colour"') }))
-    const title = db.$client.query('SELECT title FROM prompts WHERE id = ?').get('11111111-1111-4111-8111-111111111111') as { title: string }
-    expect(title.title).toBe('Welcome email sequence')
+    const [row] = await sqlRows<{ title: string }>(t.storage, 'SELECT title FROM prompts WHERE id = $1', ['11111111-1111-4111-8111-111111111111'])
+    expect(row!.title).toBe('Welcome email sequence')
   })
 
-  test('not JSON, or not our format, is one clear error', () => {
-    const { db, dir } = freshDb()
-    writeFileSync(join(dir, 'broken.json'), '{"format": "promptlib-catalogue", ')
-    writeFileSync(join(dir, 'other.json'), '{"hello": "world"}')
-    const [broken, other] = importPaths(db, [join(dir, 'broken.json'), join(dir, 'other.json')])
+  test('prompts may use categories and subcategories stored earlier, not unknown subcategories', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    const prompt = (id: string, subcategory: string) => ({ id, title: `Later ${subcategory}`, category: 'marketing', subcategory, content: 'x' })
+    const ok = await t.services.catalogue.importCatalogueData(
+      { format: 'promptlib-catalogue', version: 1, prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000001', 'social')] },
+      { file: 'ok' },
+    )
+    expect(ok).toMatchObject({ created: 1, errors: [] })
+    // The file re-describes the category without the stored subcategory: the stored one still counts.
+    const redescribed = await t.services.catalogue.importCatalogueData(
+      {
+        format: 'promptlib-catalogue',
+        version: 1,
+        categories: [{ id: 'marketing', name: 'Marketing', order: 1, subcategories: [{ id: 'ads', name: 'Ads' }] }],
+        prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000002', 'email'), prompt('aaaaaaaa-1111-4111-8111-000000000003', 'ads')],
+      },
+      { file: 'redescribed' },
+    )
+    expect(redescribed.errors).toEqual([])
+    const bad = await t.services.catalogue.importCatalogueData(
+      { format: 'promptlib-catalogue', version: 1, prompts: [prompt('aaaaaaaa-1111-4111-8111-000000000004', 'nope')] },
+      { file: 'bad' },
+    )
+    expect(bad.errors.map((e) => e.message)).toEqual([expect.stringContaining('category "marketing" has no subcategory "nope"')])
+  })
+
+  test('not JSON, or not our format, is one clear error', async () => {
+    const t = await makeTestApp()
+    writeFileSync(join(t.dataDir, 'broken.json'), '{"format": "promptlib-catalogue", ')
+    writeFileSync(join(t.dataDir, 'other.json'), '{"hello": "world"}')
+    const [broken, other] = await importPaths(t, [join(t.dataDir, 'broken.json'), join(t.dataDir, 'other.json')])
     expect(broken!.errors[0]!.message).toContain('not valid JSON')
     expect(other!.errors[0]!.message).toContain('not a promptlib catalogue')
   })
 })
 
-describe('prompts.csv', () => {
-  test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; type as a tag', () => {
-    const { db } = freshDb()
-    const [r] = importPaths(db, [fx('prompts.csv')])
+describe('prompts.csv', async () => {
+  test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; type as a tag', async () => {
+    const t = await makeTestApp()
+    const [r] = await importPaths(t, [fx('prompts.csv')])
     expect(r!.errors).toEqual([])
     expect(r).toMatchObject({ kind: 'csv', created: 3 })
-    const rows = db.$client.query('SELECT id, title, content, category_id, tags FROM prompts ORDER BY title').all() as Record<string, string>[]
+    const rows = await sqlRows<Record<string, string>>(t.storage, 'SELECT id, title, content, category_id, tags FROM prompts ORDER BY title')
     expect(rows.map((x) => [x.title, x.category_id, x.tags])).toEqual([
       ['Linux Terminal', 'coding', 'text'],
       ['Storyteller, Kind', 'general', 'text'],
@@ -99,33 +147,53 @@ describe('prompts.csv', () => {
     expect(rows[1]!.content).toBe('I want you to act as a storyteller.\r\nCome up with "entertaining" stories, short and engaging.')
     expect(rows[2]!.content).toBe('I want you to act as a travel guide, suggesting places near {{location}}.')
     expect(rows[0]!.id).toBe(uuidV5('coding\nLinux Terminal'))
-    expect(countRows(db, 'categories')).toBe(2)
-    const [again] = importPaths(db, [fx('prompts.csv')])
+    expect(await countRows(t, 'categories')).toBe(2)
+    const [again] = await importPaths(t, [fx('prompts.csv')])
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 3 })
+    await searchIndexIntact(t.storage)
   })
 
-  test('--category puts every row there (created when missing)', () => {
-    const { db } = freshDb()
-    importPaths(db, [fx('prompts.csv')], { category: 'roleplay' })
-    expect(db.$client.query('SELECT DISTINCT category_id FROM prompts').all()).toEqual([{ category_id: 'roleplay' }])
+  test('--category puts every row there (created when missing)', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('prompts.csv')], { category: 'roleplay' })
+    expect(await sqlRows(t.storage, 'SELECT DISTINCT category_id FROM prompts')).toEqual([{ category_id: 'roleplay' }])
+    expect((await json(await t.request('/api/categories'))).items).toEqual([
+      { id: 'roleplay', name: 'Roleplay', description: '', icon: '📁', prompt_count: 3, subcategories: [] },
+    ])
   })
 
-  test('a bad row is reported with its line and the file changes nothing', () => {
-    const { db } = freshDb()
-    const [r] = importPaths(db, [fx('prompts-bad.csv')])
+  test('a bad row is reported with its line and the file changes nothing', async () => {
+    const t = await makeTestApp()
+    const [r] = await importPaths(t, [fx('prompts-bad.csv')])
     expect(r!.errors).toEqual([
       { file: fx('prompts-bad.csv'), line: 6, message: 'expected 5 fields, found 2' },
       { file: fx('prompts-bad.csv'), line: 7, message: '"prompt" (the content) is empty' },
     ])
-    expect(countRows(db, 'prompts')).toBe(0)
-    expect(countRows(db, 'categories')).toBe(0)
+    expect(await countRows(t, 'prompts')).toBe(0)
+    expect(await countRows(t, 'categories')).toBe(0)
+  })
+
+  test('more rows than one write step: every one stored, searchable and counted', async () => {
+    const t = await makeTestApp()
+    const file = join(t.dataDir, 'many.csv')
+    writeFileSync(file, `act,prompt\n${Array.from({ length: 2500 }, (_, i) => `"Act ${i}","Write about okapi number ${i}"`).join('\n')}\n`)
+    const progress: number[] = []
+    const [r] = await t.services.catalogue.importPaths([file], { onProgress: (_, done) => progress.push(done) })
+    expect(r).toMatchObject({ created: 2500, errors: [] })
+    // Progress as the engine writes (SQLite every 1,000 rows, PostgreSQL every statement), up to the end.
+    expect(progress.length).toBeGreaterThan(2)
+    expect(progress).toEqual([...progress].sort((a, b) => a - b))
+    expect(progress.at(-1)).toBe(2500)
+    expect(await searchTotal(t, 'okapi')).toBe(1000)
+    expect((await json(await t.request('/api/categories/general'))).prompt_count).toBe(2500)
+    await searchIndexIntact(t.storage)
   })
 })
 
-describe('Agent Skills folders', () => {
-  test('a folder of skills: block-scalar description, files listed, warnings kept, the broken one refused alone', () => {
-    const { db } = freshDb()
-    const reports = importPaths(db, [fx('skills')])
+describe('Agent Skills folders', async () => {
+  test('a folder of skills: block-scalar description, files listed, warnings kept, the broken one refused alone', async () => {
+    const t = await makeTestApp()
+    const reports = await importPaths(t, [fx('skills')])
     const by = (name: string) => reports.find((r) => r.file.includes(`/${name}/`))!
     expect(by('pdf-tools')).toMatchObject({ created: 1, errors: [], warnings: [] })
     expect(by('loose-rules')).toMatchObject({ created: 1, errors: [] })
@@ -138,39 +206,45 @@ describe('Agent Skills folders', () => {
       [2, expect.stringContaining('"name" must be kebab-case')],
       [1, expect.stringContaining('"description" is required')],
     ])
-    const pdf = db.$client.query('SELECT * FROM skills WHERE id = ?').get('pdf-tools') as Record<'description' | 'files' | 'allowed_tools' | 'category' | 'tags' | 'license' | 'instructions', string>
-    expect(pdf.description).toBe('Extracts text and tables from PDF files, fills PDF forms and merges documents. Use when the user works with PDF files.')
-    expect(JSON.parse(pdf.files)).toEqual(['assets/template.pdf', 'references/forms.md', 'scripts/extract.py'])
-    expect(JSON.parse(pdf.allowed_tools)).toEqual(['Read', 'Bash(python scripts/extract.py:*)'])
-    expect(pdf.category).toBe('coding')
-    expect(pdf.tags).toBe('pdf documents')
-    expect(pdf.license).toBe('Apache-2.0')
-    expect(pdf.instructions.startsWith('# PDF tools')).toBe(true)
-    expect(countRows(db, 'skills')).toBe(2)
+    const [pdf] = await sqlRows<Record<'description' | 'files' | 'allowed_tools' | 'category' | 'tags' | 'license' | 'instructions', string>>(
+      t.storage,
+      'SELECT * FROM skills WHERE id = $1',
+      ['pdf-tools'],
+    )
+    expect(pdf!.description).toBe(
+      'Extracts text and tables from PDF files, fills PDF forms and merges documents. Use when the user works with PDF files.',
+    )
+    expect(JSON.parse(pdf!.files)).toEqual(['assets/template.pdf', 'references/forms.md', 'scripts/extract.py'])
+    expect(JSON.parse(pdf!.allowed_tools)).toEqual(['Read', 'Bash(python scripts/extract.py:*)'])
+    expect(pdf!.category).toBe('coding')
+    expect(pdf!.tags).toBe('pdf documents')
+    expect(pdf!.license).toBe('Apache-2.0')
+    expect(pdf!.instructions.startsWith('# PDF tools')).toBe(true)
+    expect(await countRows(t, 'skills')).toBe(2)
     // Re-import: the name is the key.
-    const again = importPaths(db, [fx('skills/pdf-tools')])
+    const again = await importPaths(t, [fx('skills/pdf-tools')])
     expect(again[0]).toMatchObject({ unchanged: 1 })
-    ftsIntact(db)
+    await searchIndexIntact(t.storage)
   })
 
-  test('a name that differs from its folder is a warning; malformed YAML an error with its line', () => {
-    const { db, dir } = freshDb()
+  test('a name that differs from its folder is a warning; malformed YAML an error with its line', async () => {
+    const t = await makeTestApp()
+    const dir = t.dataDir
     mkdirSync(join(dir, 'folder-name'))
     writeFileSync(join(dir, 'folder-name', 'SKILL.md'), '---\nname: other-name\ndescription: Does things. Use when needed.\n---\nBody\n')
     mkdirSync(join(dir, 'bad-yaml'))
     writeFileSync(join(dir, 'bad-yaml', 'SKILL.md'), '---\nname: bad-yaml\ndescription: "unterminated\n---\nBody\n')
-    const [renamed] = importPaths(db, [join(dir, 'folder-name')])
+    const [renamed] = await importPaths(t, [join(dir, 'folder-name')])
     expect(renamed!.created).toBe(1)
     expect(renamed!.warnings[0]!.message).toContain('differs from the folder name')
-    const [bad] = importPaths(db, [join(dir, 'bad-yaml')])
+    const [bad] = await importPaths(t, [join(dir, 'bad-yaml')])
     expect(bad!.errors[0]!.message).toContain('not valid YAML')
   })
 })
 
-describe('promptlib import (a real process)', () => {
-  test('prints problems as file:line, a summary, and exits 1 when a file had errors', () => {
-    const dir = tempDir()
-    const env = { DATA_DIR: dir, LOG_LEVEL: 'error' }
+describe('promptlib import (a real process)', async () => {
+  test('prints problems as file:line, a summary, and exits 1 when a file had errors', async () => {
+    const env = await processEnv({ LOG_LEVEL: 'error' })
     const ok = cli(['import', fx('catalogue-good.json'), fx('prompts.csv')], env)
     expect(ok.stderr).toBe('')
     expect(ok.code).toBe(0)
@@ -183,11 +257,34 @@ describe('promptlib import (a real process)', () => {
     expect(bad.stdout).toMatch(/catalogue-good\.json\s+ok\s+0\s+0\s+6/)
     expect(cli(['import'], env).code).toBe(2)
     expect(cli(['import', fx('prompts.csv'), '--category', 'Not A Slug'], env).code).toBe(2)
-    expect(cli(['import', join(dir, 'missing.json')], env).stderr).toContain('no such file or folder')
+    expect(cli(['import', join(env.DATA_DIR!, 'missing.json')], env).stderr).toContain('no such file or folder')
+  })
+
+  test('beside a running server, and the server sees it', async () => {
+    const env = await processEnv({ DEMO_CATALOGUE: 'false' })
+    const server = await startServer(env)
+    try {
+      // The server has its category tree before the import (an empty one).
+      expect(await json(await fetch(`${server.url}/api/categories`))).toEqual({ items: [] })
+      const res = cli(['import', fx('catalogue-good.json')], { ...env, LOG_LEVEL: 'error' })
+      expect(res.code).toBe(0)
+      // Every instance re-validates its tree within a second at most.
+      const deadline = Date.now() + 1500
+      let items: unknown[] = []
+      while (items.length === 0 && Date.now() < deadline) {
+        items = (await json(await fetch(`${server.url}/api/categories`))).items
+        if (items.length === 0) await Bun.sleep(20)
+      }
+      expect(items.length).toBe(2)
+      expect((await json(await fetch(`${server.url}/api/search?q=welcome`))).total).toBe(1)
+    } finally {
+      server.kill()
+      await server.exited
+    }
   })
 })
 
-describe('import modes', () => {
+describe.skipIf(TEST_ENGINE !== 'sqlite')('import modes (SQLite only: a rollback journal alone on the database)', async () => {
   test('alone on the database (rollback journal for speed), the database is left in WAL mode and searchable', () => {
     const dir = tempDir()
     expect(cli(['import', fx('catalogue-good.json')], { DATA_DIR: dir, LOG_LEVEL: 'error' }).code).toBe(0)
@@ -197,27 +294,12 @@ describe('import modes', () => {
     expect(n.n).toBe(1)
     db.$client.close()
   })
-
-  test('beside a running server (the database open elsewhere) it imports in WAL mode, and the server sees it', async () => {
-    const dir = tempDir()
-    const server = await startServer({ DATA_DIR: dir, DEMO_CATALOGUE: 'false' })
-    try {
-      const res = cli(['import', fx('catalogue-good.json')], { DATA_DIR: dir, LOG_LEVEL: 'error' })
-      expect(res.code).toBe(0)
-      await Bun.sleep(150) // the category tree re-validates every 100 ms
-      const body = await json(await fetch(`${server.url}/api/categories`))
-      expect(body.items.length).toBeGreaterThan(0)
-    } finally {
-      server.kill()
-      await server.exited
-    }
-  })
 })
 
-describe('demo catalogue', () => {
+describe('demo catalogue', async () => {
   test('loaded on a fresh start, once; skipped with DEMO_CATALOGUE=false', async () => {
-    const dir = tempDir()
-    const server = await startServer({ DATA_DIR: dir })
+    const env = await processEnv()
+    const server = await startServer(env)
     try {
       const body = await json(await fetch(`${server.url}/api/categories`))
       expect(body.items.length).toBeGreaterThanOrEqual(8)
@@ -225,12 +307,13 @@ describe('demo catalogue', () => {
       server.kill()
       await server.exited
     }
-    const db = openDatabase(join(dir, DATABASE_FILE))
-    expect(countRows(db, 'prompts')).toBeGreaterThanOrEqual(60)
-    expect(countRows(db, 'skills')).toBeGreaterThanOrEqual(8)
-    db.$client.close()
+    const storage = await storageOf(env)
+    expect(await countRows({ storage }, 'prompts')).toBeGreaterThanOrEqual(60)
+    expect(await countRows({ storage }, 'skills')).toBeGreaterThanOrEqual(8)
+    await searchIndexIntact(storage)
+    await storage.close()
 
-    const empty = await startServer({ DATA_DIR: tempDir(), DEMO_CATALOGUE: 'false' })
+    const empty = await startServer(await processEnv({ DEMO_CATALOGUE: 'false' }))
     try {
       expect(await json(await fetch(`${empty.url}/api/categories`))).toEqual({ items: [] })
     } finally {
@@ -240,10 +323,30 @@ describe('demo catalogue', () => {
   })
 
   test('not loaded when the catalogue already has content', async () => {
-    const t = makeTestApp()
-    importPaths(t.db, [fx('catalogue-good.json')])
-    const { loadDemoCatalogueIfEmpty } = await import('../src/features/catalogue/demo')
-    expect(await loadDemoCatalogueIfEmpty(t.db, t.log)).toBe(false)
-    expect(countRows(t.db, 'prompts')).toBe(3)
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    expect(await t.services.catalogue.loadDemoIfEmpty(t.log)).toBe(false)
+    expect(await countRows(t, 'prompts')).toBe(3)
+  })
+
+  test('servers starting together on one fresh database load it once', async () => {
+    const env = await processEnv()
+    const servers = await Promise.all([1, 2, 3].map(() => startServer(env)))
+    try {
+      const demo = JSON.parse(readFileSync(join(import.meta.dir, '..', 'src/features/catalogue/demo/demo-catalogue.json'), 'utf8'))
+      for (const server of servers) {
+        const { items } = await json(await fetch(`${server.url}/api/categories`))
+        expect(items.reduce((n: number, c: { prompt_count: number }) => n + c.prompt_count, 0)).toBe(demo.prompts.length)
+      }
+      const loaded = servers.map((s) => s.output()).filter((out) => out.includes('demo catalogue loaded'))
+      expect(loaded).toHaveLength(1)
+    } finally {
+      for (const server of servers) server.kill()
+      await Promise.all(servers.map((s) => s.exited))
+    }
+    const storage = await storageOf(env)
+    const demoSkills = JSON.parse(readFileSync(join(import.meta.dir, '..', 'src/features/catalogue/demo/demo-catalogue.json'), 'utf8')).skills.length
+    expect(await countRows({ storage }, 'skills')).toBe(demoSkills)
+    await storage.close()
   })
 })

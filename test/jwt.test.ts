@@ -14,7 +14,7 @@ function forge(header: object, payload: object, secret = SECRET, alg = 'sha256')
   return `${input}.${createHmac(alg, secret).update(input).digest('base64url')}`
 }
 
-describe('JwtCodec', () => {
+describe('JwtCodec', async () => {
   const now = Math.floor(Date.now() / 1000)
   const claims = { ...subject, iat: now, exp: now + 60 }
 
@@ -99,8 +99,8 @@ describe('JwtCodec', () => {
   })
 })
 
-describe('through the API', () => {
-  const t = makeTestApp()
+describe('through the API', async () => {
+  const t = await makeTestApp()
   const me = (token: string) => t.request('/api/user/me', { token })
 
   test('a tampered last character and a future iat → 401 invalid_token', async () => {

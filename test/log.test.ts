@@ -26,7 +26,15 @@ describe('access-log line', () => {
     log.request({ method: 'GET', route: null, status: 404, duration_ms: 12.345, request_id: 'abc-3' as RequestId })
     const lines = log.lines()
     expect(lines).toHaveLength(3)
-    expect(lines[0]).toMatchObject({ level: 'info', msg: 'request', method: 'GET', route: '/api/prompts/:prompt_id', status: 200, duration_ms: 0.07, request_id: 'abc-1' })
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      method: 'GET',
+      route: '/api/prompts/:prompt_id',
+      status: 200,
+      duration_ms: 0.07,
+      request_id: 'abc-1',
+    })
     expect(lines[1]).toMatchObject({ method: 'GE"T\n', route: '/x"}\n{"admin":true', status: 404, duration_ms: 3 })
     expect(lines[2]).toMatchObject({ route: null, duration_ms: 12.35 })
     expect(lines[1]).not.toHaveProperty('admin')

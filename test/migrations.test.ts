@@ -3,16 +3,16 @@ import { describe, expect, test } from 'bun:test'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { openDatabase } from '../src/db/client'
-import { migrationHash, runMigrations } from '../src/db/migrate'
-import { EMBEDDED_MIGRATIONS } from '../src/db/migrations.gen'
+import { openDatabase } from '../src/db/sqlite/client'
+import { migrationHash, runMigrations } from '../src/db/sqlite/migrate'
+import { EMBEDDED_MIGRATIONS } from '../src/db/sqlite/migrations.gen'
 import { tempDir } from './support/app'
 
 describe('embedded migrations', () => {
-  test('in step with drizzle/meta/_journal.json, hash for hash (run `bun run db:generate` if this fails)', () => {
-    const fromFolder = readMigrationFiles({ migrationsFolder: join(import.meta.dir, '..', 'drizzle') })
+  test('in step with drizzle/sqlite/meta/_journal.json, hash for hash (run `bun run db:generate` if this fails)', () => {
+    const fromFolder = readMigrationFiles({ migrationsFolder: join(import.meta.dir, '..', 'drizzle', 'sqlite') })
     expect(EMBEDDED_MIGRATIONS.map((m) => [m.when, migrationHash(m.sql)])).toEqual(fromFolder.map((m) => [m.folderMillis, m.hash]))
-    const sqlFiles = readdirSync(join(import.meta.dir, '..', 'drizzle')).filter((f) => f.endsWith('.sql'))
+    const sqlFiles = readdirSync(join(import.meta.dir, '..', 'drizzle', 'sqlite')).filter((f) => f.endsWith('.sql'))
     expect(sqlFiles.sort()).toEqual(EMBEDDED_MIGRATIONS.map((m) => `${m.tag}.sql`).sort())
   })
 

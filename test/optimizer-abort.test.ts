@@ -2,16 +2,15 @@
 // request within 100 ms and store the entry as aborted; SIGTERM ends open streams; a restart
 // sweeps the running rows a crashed process left behind.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
-import { json, register, tempDir } from './support/app'
+import { json, register } from './support/app'
 import { FakeLlm, type FakeLlmRequest } from './support/fake-llm'
 import { cli, startServer } from './support/process'
-import { HISTORY, makeOptimizerApp } from './support/optimizer'
+import { HISTORY, historyRows, makeOptimizerApp, optimizerServerEnv, storageOf } from './support/optimizer'
+import { sqlRows, sqlRun } from './support/sql'
 import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
-const t = makeOptimizerApp({ upstreamUrl: fake.url })
+const t = await makeOptimizerApp({ upstreamUrl: fake.url })
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.handle })
 const base = `http://127.0.0.1:${server.port}`
 afterAll(async () => {
@@ -82,9 +81,9 @@ describe('the client goes away', () => {
 
 describe('the server process', () => {
   test('SIGTERM ends open streams with error shutting_down, stores them aborted, exits 0', async () => {
-    const dataDir = tempDir()
     fake.script = { tokens: ['first ', 'second '], tokenDelayMs: 5, hold: true }
-    const server = await startServer({ DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', OPTIMIZER_BASE_URL: fake.url, OPTIMIZER_MODEL: 'fake-model-1' })
+    const env = await optimizerServerEnv({ OPTIMIZER_BASE_URL: fake.url, OPTIMIZER_MODEL: 'fake-model-1' })
+    const server = await startServer(env)
     const reg = await fetch(`${server.url}/api/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -103,9 +102,7 @@ describe('the server process', () => {
       expect(rest.at(-1)!.data.code).toBe('shutting_down')
     }
     expect(await server.exited).toBe(0)
-    const db = new Database(join(dataDir, 'promptlib.db'), { readonly: true })
-    const rows = db.query('SELECT status, error_code FROM optimization_history').all()
-    db.close()
+    const rows = (await historyRows(await storageOf(env))).map(({ status, error_code }) => ({ status, error_code }))
     expect(rows).toEqual([
       { status: 'aborted', error_code: 'shutting_down' },
       { status: 'aborted', error_code: 'shutting_down' },
@@ -113,8 +110,7 @@ describe('the server process', () => {
   })
 
   test('two instances on one database share the daily quota and the open-stream cap', async () => {
-    const dataDir = tempDir()
-    const env = { DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', JWT_SECRET: 'shared-secret-shared-secret-shared-secret', OPTIMIZER_BASE_URL: fake.url }
+    const env = await optimizerServerEnv({ JWT_SECRET: 'shared-secret-shared-secret-shared-secret', OPTIMIZER_BASE_URL: fake.url })
     const a = await startServer(env)
     const b = await startServer(env)
     try {
@@ -129,16 +125,14 @@ describe('the server process', () => {
       // a free user: 10 calls spread over both instances at once → exactly 3 streams
       fake.script = { tokens: ['ok'] }
       const free = await registerOn(a.url, 'two-free@example.com')
-      const calls = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => openStream(i % 2 ? a.url : b.url, free, new AbortController().signal)),
-      )
+      const calls = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(i % 2 ? a.url : b.url, free, new AbortController().signal)))
       expect(calls.filter((r) => r.status === 200)).toHaveLength(3)
       expect(calls.filter((r) => r.status === 429)).toHaveLength(7)
       await Promise.all(calls.map((r) => r.text()))
       // a starter user: 2 streams held on one instance and 1 on the other → the 4th is refused on either
       fake.script = { tokens: ['held'], hold: true }
       const starter = await registerOn(b.url, 'two-starter@example.com')
-      expect(cli(['user', 'set-tier', 'two-starter@example.com', 'starter'], { DATA_DIR: dataDir }).code).toBe(0)
+      expect(cli(['user', 'set-tier', 'two-starter@example.com', 'starter'], env).code).toBe(0)
       const controller = new AbortController()
       const held = await Promise.all([a.url, a.url, b.url].map((url) => openStream(url, starter, controller.signal)))
       expect(held.map((r) => r.status)).toEqual([200, 200, 200])
@@ -156,25 +150,52 @@ describe('the server process', () => {
   })
 
   test('at start, running rows older than any stream can live are swept to aborted', async () => {
-    const dataDir = tempDir()
-    expect(cli(['migrate'], { DATA_DIR: dataDir }).code).toBe(0)
-    const db = new Database(join(dataDir, 'promptlib.db'))
-    const now = Date.now()
-    db.run(`INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'crash@example.com', 'C', 'pro', ${now}, ${now})`)
-    const insert = db.prepare(
-      `INSERT INTO optimization_history (id, user_id, mode, prompt, engine, status, created_at) VALUES (?, 'u1', 'enhance', 'p', 'builtin', 'running', ?)`,
+    const env = await optimizerServerEnv()
+    expect(cli(['migrate'], env).code).toBe(0)
+    const storage = await storageOf(env)
+    const now = new Date()
+    await sqlRun(
+      storage,
+      "INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'crash@example.com', 'C', 'pro', $1, $1)",
+      [now],
     )
-    insert.run('stale', now - 60 * 60_000)
-    insert.run('live', now - 1000) // another instance's stream: left alone
-    db.close()
-    const server = await startServer({ DATA_DIR: dataDir })
+    const insert = (id: string, createdAt: Date) =>
+      sqlRun(
+        storage,
+        "INSERT INTO optimization_history (id, user_id, mode, prompt, engine, status, created_at) VALUES ($1, 'u1', 'enhance', 'p', 'builtin', 'running', $2)",
+        [id, createdAt],
+      )
+    await insert('stale', new Date(now.getTime() - 60 * 60_000))
+    await insert('live', new Date(now.getTime() - 1000)) // another instance's stream: left alone
+    const server = await startServer(env)
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)
-    const after = new Database(join(dataDir, 'promptlib.db'), { readonly: true })
-    expect(after.query('SELECT id, status FROM optimization_history ORDER BY id').all()).toEqual([
+    expect(await sqlRows(storage, 'SELECT id, status FROM optimization_history ORDER BY id')).toEqual([
       { id: 'live', status: 'running' },
       { id: 'stale', status: 'aborted' },
     ])
-    after.close()
+  })
+})
+
+describe('the service without HTTP', () => {
+  test('yields start, delta…, done as plain values; a reader that stops early leaves the run aborted, counted', async () => {
+    const app = await makeOptimizerApp()
+    const { user, token } = await register(app)
+    const caller = { id: user.id, email: user.email, name: user.name, tier: 'free' as const, createdAt: new Date() }
+    const request = { prompt: 'make this prompt better', mode: 'enhance' as const }
+    const whole = await app.services.optimizer.start(caller, request, { signal: new AbortController().signal, requestId: 'test' })
+    const events = []
+    for await (const event of whole.events) events.push(event)
+    expect(events[0]).toEqual({ event: 'start', data: { id: whole.id, mode: 'enhance', engine: 'builtin', model: null } })
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { id: whole.id, remaining_today: 2 } })
+
+    const cut = await app.services.optimizer.start(caller, request, { signal: new AbortController().signal, requestId: 'test' })
+    for await (const event of cut.events) if (event.event === 'start') break
+    const rows = await historyRows(app.storage, user.id)
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      [whole.id, 'completed'],
+      [cut.id, 'aborted'],
+    ])
+    expect((await json(await app.request('/api/user/me', { token }))).usage.optimizations_today).toBe(2)
   })
 })

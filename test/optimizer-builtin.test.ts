@@ -315,7 +315,14 @@ describe('chain-of-thought', () => {
       const output = optimize(prompt, 'chain-of-thought')
       expect(output.startsWith(`## Problem\n${prompt.trim()}`)).toBe(true)
       const steps = section(output, '## How to approach it')
-      const expected = ['1. Understand the task', '2. List what the request gives you', '3. Plan', '4. Work through the plan', '5. Verify', '6. Give the final answer']
+      const expected = [
+        '1. Understand the task',
+        '2. List what the request gives you',
+        '3. Plan',
+        '4. Work through the plan',
+        '5. Verify',
+        '6. Give the final answer',
+      ]
       let previous = -1
       for (const step of expected) {
         expect(steps.indexOf(step)).toBeGreaterThan(previous)
@@ -454,7 +461,14 @@ describe('edge inputs', () => {
   })
 
   test('20,000 characters of pathological input stay fast', () => {
-    const inputs = ['x\n'.repeat(10_000), '!'.repeat(19_999) + 'a', '{{'.repeat(10_000), ' '.repeat(19_999) + 'a', 'for '.repeat(5_000), '😀'.repeat(10_000)]
+    const inputs = [
+      'x\n'.repeat(10_000),
+      '!'.repeat(19_999) + 'a',
+      '{{'.repeat(10_000),
+      ' '.repeat(19_999) + 'a',
+      'for '.repeat(5_000),
+      '😀'.repeat(10_000),
+    ]
     for (const prompt of inputs) {
       const started = performance.now()
       const output = optimize(prompt, 'structured')

@@ -5,7 +5,7 @@ import { cuidGenerator, historyId } from '../src/features/optimizer/ids'
 
 /** A seeded generator, so the library and ours draw the same "random" numbers. */
 function seeded(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 }
 
 afterEach(() => setSystemTime())
@@ -19,7 +19,15 @@ describe('historyId', () => {
     ] as const) {
       setSystemTime(new Date(time))
       const fingerprint = `fp${seed}`.padEnd(32, 'z')
-      const library = init({ random: seeded(seed), counter: (() => { let c = counter; return () => c++ })(), fingerprint, length: 24 })
+      const library = init({
+        random: seeded(seed),
+        counter: (() => {
+          let c = counter
+          return () => c++
+        })(),
+        fingerprint,
+        length: 24,
+      })
       const ours = cuidGenerator({ random: seeded(seed), counter, fingerprint })
       for (let i = 0; i < 50; i++) expect(ours()).toBe(library())
     }

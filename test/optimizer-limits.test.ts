@@ -2,28 +2,27 @@
 // the database, so it holds across instances; stale rows of a crashed process do not count).
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createId } from '@paralleldrive/cuid2'
-import { eq } from 'drizzle-orm'
-import { optimizationHistory } from '../src/db/schema'
-import { STALE_RUNNING_MS, sweepStaleOptimizations } from '../src/features/optimizer/history'
+import { STALE_RUNNING_MS } from '../src/features/optimizer/service'
 import { json, problem, register } from './support/app'
 import { FakeLlm } from './support/fake-llm'
-import { eventually, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
+import { eventually, historyRows, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
+import { sqlRun } from './support/sql'
 import { SseReader } from './support/sse-client'
 
 const fake = new FakeLlm()
 afterAll(() => fake.stop())
-const t = makeOptimizerApp({ upstreamUrl: fake.url })
-const builtin = makeOptimizerApp()
+const t = await makeOptimizerApp({ upstreamUrl: fake.url })
+const builtin = await makeOptimizerApp()
 const GOOD = { prompt: 'turn this into a checklist', mode: 'enhance' }
 
 const usedToday = async (token: string) => (await json(await t.request('/api/user/me', { token }))).usage.optimizations_today as number
-const rowsOf = (app: typeof t, userId: string) => app.db.select().from(optimizationHistory).where(eq(optimizationHistory.userId, userId)).all()
+const rowsOf = (app: typeof t, userId: string) => historyRows(app.storage, userId)
 
 /** The most rows that were running at one moment (an end and a start at the same ms do not overlap). */
-function maxOverlap(rows: { createdAt: Date; finishedAt: Date | null }[]): number {
+function maxOverlap(rows: { created_at: number; finished_at: number | null }[]): number {
   const points = rows.flatMap((r) => [
-    [r.createdAt.getTime(), 1],
-    [r.finishedAt!.getTime(), -1],
+    [r.created_at, 1],
+    [r.finished_at!, -1],
   ])
   points.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!)
   let open = 0
@@ -46,7 +45,7 @@ describe('daily quota under concurrency', () => {
   test('starter user, 25 concurrent calls against a slow upstream: 10 counted, never more than 3 open', async () => {
     fake.script = { tokens: ['a ', 'b'], tokenDelayMs: 20 }
     const { token, user } = await register(t)
-    setTier(t, user.id, 'starter')
+    await setTier(t, user.id, 'starter')
     let streamed = 0
     const results = await Promise.all(
       Array.from({ length: 25 }, async (_, i) => {
@@ -63,7 +62,7 @@ describe('daily quota under concurrency', () => {
     expect(streamed).toBeGreaterThanOrEqual(3)
     expect(streamed).toBeLessThanOrEqual(10)
     expect(await usedToday(token)).toBe(streamed)
-    const rows = rowsOf(t, user.id)
+    const rows = await rowsOf(t, user.id)
     expect(rows).toHaveLength(streamed)
     expect(rows.every((r) => r.status === 'completed')).toBe(true)
     expect(maxOverlap(rows)).toBeLessThanOrEqual(3)
@@ -97,7 +96,7 @@ describe('the open-stream cap (3 per user)', () => {
   test('a 4th concurrent stream → 429 rate_limited with Retry-After, costing no quota; a slot frees when one ends', async () => {
     fake.script = { tokens: ['held '], hold: true }
     const { token, user } = await register(t)
-    setTier(t, user.id, 'starter')
+    await setTier(t, user.id, 'starter')
     const open = await Promise.all([1, 2, 3].map(() => optimize(t, token, GOOD)))
     expect(open.map((r) => r.status)).toEqual([200, 200, 200])
     const readers = open.map((r) => new SseReader(r))
@@ -114,7 +113,7 @@ describe('the open-stream cap (3 per user)', () => {
     await new SseReader(otherRes).cancel()
     // one client goes away: its row leaves `running`, and a new stream is allowed
     await readers[0]!.cancel()
-    await eventually(() => rowsOf(t, user.id).filter((r) => r.status === 'running').length === 2)
+    await eventually(async () => (await rowsOf(t, user.id)).filter((r) => r.status === 'running').length === 2)
     const again = await optimize(t, token, GOOD)
     expect(again.status).toBe(200)
     for (const reader of [readers[1]!, readers[2]!, new SseReader(again)]) await reader.cancel()
@@ -122,25 +121,25 @@ describe('the open-stream cap (3 per user)', () => {
 
   test('running rows left by a crashed process stop counting after the bound, and are swept to aborted', async () => {
     const { token, user } = await register(builtin)
-    setTier(builtin, user.id, 'pro')
-    const row = (ageMs: number) => ({
-      id: createId(),
-      userId: user.id,
-      mode: 'enhance',
-      prompt: 'left behind',
-      engine: 'builtin',
-      status: 'running' as const,
-      createdAt: new Date(Date.now() - ageMs),
-    })
+    await setTier(builtin, user.id, 'pro')
     // three fresh running rows (another instance's live streams) block a fourth
-    builtin.db.insert(optimizationHistory).values([row(1000), row(1000), row(1000)]).run()
+    for (let i = 0; i < 3; i++) {
+      await sqlRun(
+        builtin.storage,
+        "INSERT INTO optimization_history (id, user_id, mode, prompt, engine, status, created_at) VALUES ($1, $2, 'enhance', 'left behind', 'builtin', 'running', $3)",
+        [createId(), user.id, new Date(Date.now() - 1000)],
+      )
+    }
     await problem(await optimize(builtin, token, GOOD), 429, 'rate_limited')
     // the same three, but older than any stream can live: they no longer count
-    builtin.db.update(optimizationHistory).set({ createdAt: new Date(Date.now() - STALE_RUNNING_MS - 1000) }).run()
+    await sqlRun(builtin.storage, 'UPDATE optimization_history SET created_at = $1 WHERE user_id = $2', [
+      new Date(Date.now() - STALE_RUNNING_MS - 1000),
+      user.id,
+    ])
     expect((await optimizeAll(builtin, token, GOOD)).events.at(-1)!.event).toBe('done')
-    expect(sweepStaleOptimizations(builtin.db)).toBe(3)
+    expect(await builtin.services.optimizer.sweepStaleRuns()).toBe(3)
     const page = await json(await builtin.request('/api/optimizer/history', { token }))
     expect(page.items.map((i: { status: string }) => i.status).sort()).toEqual(['aborted', 'aborted', 'aborted', 'completed'])
-    expect(rowsOf(builtin, user.id).map((r) => r.status)).not.toContain('running')
+    expect((await rowsOf(builtin, user.id)).map((r) => r.status)).not.toContain('running')
   })
 })

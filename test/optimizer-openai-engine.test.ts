@@ -65,7 +65,8 @@ describe('OpenAI-compatible engine: the request', () => {
   test('no Authorization header without a key', async () => {
     fake.script = {}
     const started = engine({ apiKey: undefined }).start(REQUEST, new AbortController().signal)
-    for await (const _ of started.deltas) {}
+    for await (const _ of started.deltas) {
+    }
     expect(fake.requests.at(-1)!.headers.authorization).toBeUndefined()
   })
 

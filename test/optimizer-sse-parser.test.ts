@@ -45,7 +45,7 @@ describe('SseParser', () => {
   test('the same events when fed one character at a time, or in random pieces', () => {
     expect(parseAll([...STREAM])).toEqual(EXPECTED)
     let seed = 42
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     for (let round = 0; round < 200; round++) {
       const chunks: string[] = []
       for (let at = 0; at < STREAM.length; ) {

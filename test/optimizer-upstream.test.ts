@@ -5,12 +5,13 @@ import { json, problem, register } from './support/app'
 import { FAKE_USAGE, FakeLlm, type FakeLlmScript, SECRET_IN_ERROR_BODY } from './support/fake-llm'
 import { freePort } from './support/process'
 import { HISTORY, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
+import { sqlNumber } from './support/sql'
 import { deltaText, SseReader, sequence } from './support/sse-client'
 
 const fake = new FakeLlm()
 afterAll(() => fake.stop())
 const API_KEY = 'sk-test-secret-key-0123456789'
-const t = makeOptimizerApp({
+const t = await makeOptimizerApp({
   upstreamUrl: fake.url,
   env: { OPTIMIZER_API_KEY: API_KEY, OPTIMIZER_CONNECT_TIMEOUT_MS: '200', OPTIMIZER_IDLE_TIMEOUT_MS: '200' },
 })
@@ -18,7 +19,7 @@ const GOOD = { prompt: 'make this prompt better', mode: 'structured' }
 
 async function proUser(app = t) {
   const registered = await register(app)
-  setTier(app, registered.user.id, 'pro')
+  await setTier(app, registered.user.id, 'pro')
   return registered.token
 }
 
@@ -74,7 +75,7 @@ describe('failures: start, then error (code, detail), then the stream ends', () 
   })
 
   test('a stream that outlives the maximum duration is stopped: upstream_timeout, failed', async () => {
-    const short = makeOptimizerApp({ upstreamUrl: fake.url, stream: { maxStreamMs: 150 } })
+    const short = await makeOptimizerApp({ upstreamUrl: fake.url, stream: { maxStreamMs: 150 } })
     const token = await proUser(short)
     fake.script = { tokens: Array.from({ length: 50 }, (_, i) => `t${i} `), tokenDelayMs: 20 }
     const { events } = await optimizeAll(short, token, GOOD)
@@ -87,7 +88,7 @@ describe('failures: start, then error (code, detail), then the stream ends', () 
   })
 
   test('nothing listening upstream → upstream_error', async () => {
-    const down = makeOptimizerApp({ upstreamUrl: `http://127.0.0.1:${freePort()}/v1` })
+    const down = await makeOptimizerApp({ upstreamUrl: `http://127.0.0.1:${freePort()}/v1` })
     const { events } = await optimizeAll(down, await proUser(down), GOOD)
     expect(sequence(events)).toEqual(['start', 'error'])
     expect(events.at(-1)!.data.code).toBe('upstream_error')
@@ -107,7 +108,7 @@ describe('failures: start, then error (code, detail), then the stream ends', () 
 
 describe(': ping comments', () => {
   test('sent while the engine is silent, as comment lines the events are not disturbed by', async () => {
-    const pinging = makeOptimizerApp({ upstreamUrl: fake.url, stream: { pingIntervalMs: 40 } })
+    const pinging = await makeOptimizerApp({ upstreamUrl: fake.url, stream: { pingIntervalMs: 40 } })
     fake.script = { tokens: ['slow ', 'answer'], tokenDelayMs: 150 }
     const res = await optimize(pinging, await proUser(pinging), GOOD)
     const reader = new SseReader(res)
@@ -122,7 +123,7 @@ describe(': ping comments', () => {
   })
 
   test('none when the engine answers quickly', async () => {
-    const pinging = makeOptimizerApp({ stream: { pingIntervalMs: 1000 } })
+    const pinging = await makeOptimizerApp({ stream: { pingIntervalMs: 1000 } })
     const { reader } = await optimizeAll(pinging, await proUser(pinging), GOOD)
     expect(reader.comments).toEqual([])
     expect(deltaText(reader.events).length).toBeGreaterThan(0)
@@ -131,7 +132,7 @@ describe(': ping comments', () => {
 
 describe('GET /api/optimizer/history', () => {
   test('paginated {items, total, limit, offset}, newest first, only the caller’s entries', async () => {
-    const app = makeOptimizerApp()
+    const app = await makeOptimizerApp()
     const token = await proUser(app)
     const ids: string[] = []
     for (let i = 0; i < 5; i++) ids.push((await optimizeAll(app, token, { prompt: `prompt number ${i}`, mode: 'enhance' })).events[0]!.data.id)
@@ -170,12 +171,12 @@ describe('GET /api/optimizer/history', () => {
   })
 
   test('deleting the account deletes its history', async () => {
-    const app = makeOptimizerApp()
+    const app = await makeOptimizerApp()
     const { token, user } = await register(app)
     await optimizeAll(app, token, GOOD)
-    const count = () => app.db.$client.query('SELECT count(*) AS n FROM optimization_history WHERE user_id = ?').get(user.id) as { n: number }
-    expect(count().n).toBe(1)
+    const count = () => sqlNumber(app.storage, 'SELECT count(*) FROM optimization_history WHERE user_id = $1', [user.id])
+    expect(await count()).toBe(1)
     expect((await app.request('/api/user/me', { method: 'DELETE', token })).status).toBe(204)
-    expect(count().n).toBe(0)
+    expect(await count()).toBe(0)
   })
 })

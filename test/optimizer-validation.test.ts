@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { json, problem, register } from './support/app'
 import { HISTORY, makeOptimizerApp, optimize, optimizeAll } from './support/optimizer'
 
-const t = makeOptimizerApp()
+const t = await makeOptimizerApp()
 const GOOD = { prompt: 'summarise this article for a busy manager', mode: 'enhance' }
 
 async function expectInvalid(body: unknown, path: string, token?: string) {

@@ -7,7 +7,7 @@ import { json, problem, register } from './support/app'
 import { HISTORY, makeOptimizerApp, optimize, optimizeAll, setTier } from './support/optimizer'
 import { deltaText, SseReader, sequence } from './support/sse-client'
 
-const t = makeOptimizerApp()
+const t = await makeOptimizerApp()
 const PROMPT = 'write a blog post about rust for beginners, at most 800 words'
 
 describe('GET /api/optimizer/modes', () => {
@@ -59,7 +59,7 @@ describe('POST /api/optimizer/optimize: the stream', () => {
 
   test('every mode streams its rewrite; model-specific follows target_model', async () => {
     const { token, user } = await register(t)
-    setTier(t, user.id, 'pro')
+    await setTier(t, user.id, 'pro')
     for (const mode of MODE_IDS) {
       const { events } = await optimizeAll(t, token, { prompt: PROMPT, mode })
       expect(events.at(-1)!.data.optimized_prompt).toBe(optimizePrompt({ prompt: PROMPT, mode }))
@@ -72,7 +72,7 @@ describe('POST /api/optimizer/optimize: the stream', () => {
 
   test('a 20,000-character prompt streams in many deltas; the first arrives promptly', async () => {
     const { token, user } = await register(t)
-    setTier(t, user.id, 'pro')
+    await setTier(t, user.id, 'pro')
     const prompt = 'Our checkout must stay fast and we never store card numbers. '.repeat(400).slice(0, 20_000)
     await optimizeAll(t, token, { prompt, mode: 'enhance' }) // JIT warm-up of this path
     const started = performance.now()
@@ -110,7 +110,7 @@ describe('the daily quota by tier', () => {
 
   test('starter: 10 calls a day', async () => {
     const { token, user } = await register(t)
-    setTier(t, user.id, 'starter')
+    await setTier(t, user.id, 'starter')
     const first = await optimizeAll(t, token, { prompt: PROMPT, mode: 'few-shot' })
     expect(first.events.at(-1)!.data.remaining_today).toBe(9)
     for (let i = 1; i < 10; i++) await optimizeAll(t, token, { prompt: PROMPT, mode: 'few-shot' })
@@ -120,7 +120,7 @@ describe('the daily quota by tier', () => {
   test('pro and lifetime: unlimited, remaining_today null, no RateLimit headers', async () => {
     for (const tier of ['pro', 'lifetime'] as const) {
       const { token, user } = await register(t)
-      setTier(t, user.id, tier)
+      await setTier(t, user.id, tier)
       for (let i = 0; i < 12; i++) {
         const { res, events } = await optimizeAll(t, token, { prompt: PROMPT, mode: 'chain-of-thought' })
         expect(events.at(-1)!.data.remaining_today).toBeNull()
@@ -133,7 +133,7 @@ describe('the daily quota by tier', () => {
     const { token, user } = await register(t)
     for (let i = 0; i < 3; i++) await optimizeAll(t, token, { prompt: PROMPT, mode: 'enhance' })
     await problem(await optimize(t, token, { prompt: PROMPT, mode: 'enhance' }), 429, 'daily_limit_reached')
-    setTier(t, user.id, 'starter')
+    await setTier(t, user.id, 'starter')
     const { events } = await optimizeAll(t, token, { prompt: PROMPT, mode: 'enhance' })
     expect(events.at(-1)!.data.remaining_today).toBe(6)
   })

@@ -1,10 +1,10 @@
 // "Prompts per day": free and anonymous callers open 10 distinct prompts per UTC day (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { consumeDaily, utcDay } from '../src/features/usage/daily'
+import { utcDay } from '../src/features/usage'
 import { json, makeTestApp, problem, register } from './support/app'
 import { loadTestCatalogue, promptIds, setTier } from './support/catalogue'
 
-const t = makeTestApp({ TRUST_PROXY: 'true' })
+const t = await makeTestApp({ TRUST_PROXY: 'true' })
 let ids: string[] = []
 let ipCounter = 0
 const freshIp = () => `203.0.113.${++ipCounter}`
@@ -13,10 +13,10 @@ const open = (id: string, init: { ip?: string; token?: string } = {}) =>
 
 beforeAll(async () => {
   await loadTestCatalogue(t)
-  ids = promptIds(t)
+  ids = await promptIds(t)
 })
 
-describe('anonymous callers (per client address)', () => {
+describe('anonymous callers (per client address)', async () => {
   test('10 distinct prompts, re-opening is free, the 11th → 429 with Retry-After and RateLimit headers', async () => {
     const ip = freshIp()
     for (let i = 0; i < 10; i++) {
@@ -58,7 +58,7 @@ describe('anonymous callers (per client address)', () => {
   })
 })
 
-describe('signed-in users', () => {
+describe('signed-in users', async () => {
   test('free: counted per user, whatever the address; /api/user/me shows the count', async () => {
     const { token } = await register(t, { ip: freshIp() })
     for (let i = 0; i < 10; i++) expect((await open(ids[i]!, { token, ip: freshIp() })).status).toBe(200)
@@ -80,7 +80,7 @@ describe('signed-in users', () => {
 
   test('a user over the limit through another path (the counter is in the database)', async () => {
     const { token, user } = await register(t, { ip: freshIp() })
-    for (let i = 0; i < 10; i++) consumeDaily(t.db, { subject: `user:${user.id}`, metric: 'prompts', limit: 10, item: `elsewhere-${i}` })
+    for (let i = 0; i < 10; i++) await t.services.usage.consume({ subject: `user:${user.id}`, metric: 'prompts', limit: 10, item: `elsewhere-${i}` })
     await problem(await open(ids[0]!, { token }), 429, 'daily_limit_reached')
   })
 })

@@ -1,8 +1,8 @@
 // Reads queued in one event-loop turn share one read transaction; each settles on its own.
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { openDatabase } from '../src/db/client'
-import { createReadBatcher } from '../src/db/read-batch'
+import { openDatabase } from '../src/db/sqlite/client'
+import { createReadBatcher } from '../src/db/sqlite/read-batch'
 import { tempDir } from './support/app'
 
 function setup() {

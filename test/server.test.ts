@@ -36,7 +36,11 @@ describe('promptlib serve', () => {
     await fetch(`${server.url}/api/user/me?secret=query-value`, { headers: { authorization: `Bearer ${access_token}` } })
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)
-    const lines = server.output().trim().split('\n').map((l) => JSON.parse(l))
+    const lines = server
+      .output()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const requests = lines.filter((l) => l.msg === 'request')
     expect(requests.find((l) => l.request_id === 'server-log-1')).toMatchObject({ method: 'POST', route: '/api/auth/register', status: 201 })
     expect(requests.find((l) => l.route === '/api/user/me')).toMatchObject({ method: 'GET', status: 200 })

@@ -1,10 +1,9 @@
 // Skills: pro and lifetime only; list, detail, search; "search" is never a skill id (contract section 5).
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { importCatalogueData } from '../src/features/catalogue/import/json'
 import { json, makeTestApp, problem, register } from './support/app'
 import { loadTestCatalogue, setTier } from './support/catalogue'
 
-const t = makeTestApp()
+const t = await makeTestApp()
 let pro = ''
 let lifetime = ''
 let free = ''
@@ -26,7 +25,7 @@ beforeAll(async () => {
 
 const get = (path: string, token = pro) => t.request(path, { token })
 
-describe('access', () => {
+describe('access', async () => {
   test('no token → 401; free and starter → 403 upgrade_required (pro); pro and lifetime → 200', async () => {
     for (const path of ['/api/skills', '/api/skills/search?q=review', '/api/skills/code-review']) {
       await problem(await t.request(path), 401, 'missing_token')
@@ -40,16 +39,26 @@ describe('access', () => {
   })
 })
 
-describe('GET /api/skills', () => {
+describe('GET /api/skills', async () => {
   test('paginated, by name, with the documented fields', async () => {
     const body = await json(await get('/api/skills?limit=3'))
     expect(body).toMatchObject({ limit: 3, offset: 0 })
     expect(body.total).toBeGreaterThanOrEqual(9)
     const names = body.items.map((s: { name: string }) => s.name)
     expect(names).toEqual([...names].sort())
-    expect(Object.keys(body.items[0]).sort()).toEqual(
-      ['allowed_tools', 'category', 'compatibility', 'description', 'files', 'id', 'license', 'metadata', 'name', 'tags', 'updated_at'],
-    )
+    expect(Object.keys(body.items[0]).sort()).toEqual([
+      'allowed_tools',
+      'category',
+      'compatibility',
+      'description',
+      'files',
+      'id',
+      'license',
+      'metadata',
+      'name',
+      'tags',
+      'updated_at',
+    ])
   })
 
   test('category and tag filters', async () => {
@@ -68,12 +77,18 @@ describe('GET /api/skills', () => {
   })
 })
 
-describe('GET /api/skills/{id}', () => {
+describe('GET /api/skills/{id}', async () => {
   test('the skill with its instructions', async () => {
     const body = await json(await get('/api/skills/release-notes'))
     expect(body).toMatchObject({
-      id: 'release-notes', name: 'release-notes', category: 'coding', tags: ['releases'], license: 'MIT',
-      allowed_tools: ['Read', 'Bash(git log:*)'], files: [], instructions: expect.stringContaining('# Release notes'),
+      id: 'release-notes',
+      name: 'release-notes',
+      category: 'coding',
+      tags: ['releases'],
+      license: 'MIT',
+      allowed_tools: ['Read', 'Bash(git log:*)'],
+      files: [],
+      instructions: expect.stringContaining('# Release notes'),
     })
     expect(body.updated_at).toMatch(/Z$/)
   })
@@ -86,13 +101,17 @@ describe('GET /api/skills/{id}', () => {
   })
 })
 
-describe('GET /api/skills/search', () => {
+describe('GET /api/skills/search', async () => {
   test('is the search endpoint, never the skill "search" (which no import may create)', async () => {
     await problem(await get('/api/skills/search'), 422, 'validation_failed')
-    const report = importCatalogueData(t.db, {
-      format: 'promptlib-catalogue', version: 1,
-      skills: [{ name: 'search', description: 'A skill that would shadow the endpoint.', instructions: 'x' }],
-    }, { file: 'x' })
+    const report = await t.services.catalogue.importCatalogueData(
+      {
+        format: 'promptlib-catalogue',
+        version: 1,
+        skills: [{ name: 'search', description: 'A skill that would shadow the endpoint.', instructions: 'x' }],
+      },
+      { file: 'x' },
+    )
     expect(report.errors[0]!.message).toContain('reserved')
   })
 

@@ -1,18 +1,16 @@
 // Personal access tokens through the HTTP API (issue 4, contract section 3).
 import { describe, expect, test } from 'bun:test'
-import { createAccounts } from '../src/features/accounts/service'
-import { PasswordHasher } from '../src/features/accounts/passwords'
 import { generatePat } from '../src/features/tokens/format'
-import { JwtCodec } from '../src/http/jwt'
 import type { Tier } from '../src/tiers'
-import { CHEAP_HASH, json, makeTestApp, problem, register, TEST_JWT_SECRET } from './support/app'
+import { json, makeTestApp, problem, register } from './support/app'
+import { sqlNumber, sqlRun } from './support/sql'
 
-const t = makeTestApp()
-const accounts = createAccounts({ db: t.db, jwt: new JwtCodec(TEST_JWT_SECRET), hasher: new PasswordHasher(CHEAP_HASH) })
+const t = await makeTestApp()
+const accounts = t.services.accounts
 
 async function userWithTier(tier: Tier) {
   const r = await register(t)
-  if (tier !== 'free') accounts.setTier(r.email, tier)
+  if (tier !== 'free') await accounts.setTierByEmail(r.email, tier)
   return r
 }
 const create = (token: string, json: unknown) => t.request('/api/user/tokens', { method: 'POST', token, json })
@@ -22,7 +20,7 @@ async function createPat(jwt: string, name = 'script') {
   return (await json(res)) as { token_id: string; token: string; name: string; expires_at: string }
 }
 
-describe('POST /api/user/tokens', () => {
+describe('POST /api/user/tokens', async () => {
   test('201 with token_id, token, name, expires_at (90 days by default); no-store', async () => {
     const { token } = await userWithTier('starter')
     const before = Date.now()
@@ -50,7 +48,16 @@ describe('POST /api/user/tokens', () => {
 
   test('bad names and bodies → 422', async () => {
     const { token } = await userWithTier('lifetime')
-    for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'a\u0000b' }, { name: 5 }, { name: 'ok', scope: 'admin' }, []]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(101) },
+      { name: 'a\u0000b' },
+      { name: 5 },
+      { name: 'ok', scope: 'admin' },
+      [],
+    ]) {
       await problem(await create(token, body), 422, 'validation_failed')
     }
     const hostile = `<script>'; DROP TABLE personal_access_tokens; -- 😈`
@@ -64,7 +71,11 @@ describe('POST /api/user/tokens', () => {
   })
 
   test('the tier maximum: starter 1, pro 3, lifetime 5 → then 403 token_limit_reached with limit', async () => {
-    for (const [tier, limit] of [['starter', 1], ['pro', 3], ['lifetime', 5]] as const) {
+    for (const [tier, limit] of [
+      ['starter', 1],
+      ['pro', 3],
+      ['lifetime', 5],
+    ] as const) {
       const { token } = await userWithTier(tier)
       for (let i = 0; i < limit; i++) await createPat(token, `t${i}`)
       const body = await problem(await create(token, { name: 'one too many' }), 403, 'token_limit_reached')
@@ -77,7 +88,7 @@ describe('POST /api/user/tokens', () => {
     const first = await createPat(token)
     expect((await t.request(`/api/user/tokens/${first.token_id}`, { method: 'DELETE', token })).status).toBe(204)
     const second = await createPat(token)
-    t.db.$client.run('UPDATE personal_access_tokens SET expires_at = ? WHERE id = ?', [Date.now() - 1000, second.token_id])
+    await sqlRun(t.storage, 'UPDATE personal_access_tokens SET expires_at = $1 WHERE id = $2', [new Date(Date.now() - 1000), second.token_id])
     await createPat(token)
     await problem(await create(token, { name: 'x' }), 403, 'token_limit_reached')
     expect(user.id).toBeTruthy()
@@ -105,7 +116,7 @@ describe('POST /api/user/tokens', () => {
   })
 })
 
-describe('GET /api/user/tokens', () => {
+describe('GET /api/user/tokens', async () => {
   test('lists token_id, name, created_at, expires_at, last_used_at — never the secret', async () => {
     const { token } = await userWithTier('lifetime')
     const a = await createPat(token, 'first')
@@ -134,14 +145,14 @@ describe('GET /api/user/tokens', () => {
     const second = (await json(await t.request('/api/user/tokens', { token }))).items[0].last_used_at
     expect(second).toBe(first)
     // once the minute has passed it moves on
-    t.db.$client.run('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?', [Date.now() - 61_000, pat.token_id])
+    await sqlRun(t.storage, 'UPDATE personal_access_tokens SET last_used_at = $1 WHERE id = $2', [new Date(Date.now() - 61_000), pat.token_id])
     await t.request('/api/user/me', { token: pat.token })
     const third = (await json(await t.request('/api/user/tokens', { token }))).items[0].last_used_at
     expect(Date.parse(third)).toBeGreaterThan(Date.parse(first))
   })
 })
 
-describe('DELETE /api/user/tokens/{token_id}', () => {
+describe('DELETE /api/user/tokens/{token_id}', async () => {
   test('204; the PAT then answers 401 token_revoked; a second delete is 404', async () => {
     const { token } = await userWithTier('starter')
     const pat = await createPat(token)
@@ -168,7 +179,7 @@ describe('DELETE /api/user/tokens/{token_id}', () => {
   })
 })
 
-describe('authenticating with a PAT', () => {
+describe('authenticating with a PAT', async () => {
   test('works like a JWT: /api/user/me shows the same user', async () => {
     const { token, user } = await userWithTier('pro')
     const pat = await createPat(token)
@@ -181,7 +192,7 @@ describe('authenticating with a PAT', () => {
   test('expired → 401 token_expired', async () => {
     const { token } = await userWithTier('starter')
     const pat = await createPat(token)
-    t.db.$client.run('UPDATE personal_access_tokens SET expires_at = ? WHERE id = ?', [Date.now() - 1, pat.token_id])
+    await sqlRun(t.storage, 'UPDATE personal_access_tokens SET expires_at = $1 WHERE id = $2', [new Date(Date.now() - 1), pat.token_id])
     const res = await t.request('/api/user/me', { token: pat.token })
     await problem(res, 401, 'token_expired')
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
@@ -190,9 +201,9 @@ describe('authenticating with a PAT', () => {
   test('a tier without API access → 403 api_access_required; access returns with the tier', async () => {
     const { token, email } = await userWithTier('starter')
     const pat = await createPat(token)
-    accounts.setTier(email, 'free')
+    await accounts.setTierByEmail(email, 'free')
     await problem(await t.request('/api/user/me', { token: pat.token }), 403, 'api_access_required')
-    accounts.setTier(email, 'starter')
+    await accounts.setTierByEmail(email, 'starter')
     expect((await t.request('/api/user/me', { token: pat.token })).status).toBe(200)
   })
 
@@ -206,10 +217,10 @@ describe('authenticating with a PAT', () => {
   })
 
   test('a wrong checksum is refused without touching the database', async () => {
-    const isolated = makeTestApp()
+    const isolated = await makeTestApp()
     const token = generatePat()
     const mangled = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0')
-    isolated.db.$client.run('DROP TABLE personal_access_tokens') // any token lookup would now fail with a 500
+    await sqlRun(isolated.storage, 'DROP TABLE personal_access_tokens') // any token lookup would now fail with a 500
     await problem(await isolated.request('/api/user/me', { token: mangled }), 401, 'invalid_token')
     expect((await isolated.request('/api/user/me', { token })).status).toBe(500)
   })
@@ -219,7 +230,7 @@ describe('authenticating with a PAT', () => {
     const pat = await createPat(token)
     expect((await t.request('/api/user/me', { method: 'DELETE', token })).status).toBe(204)
     await problem(await t.request('/api/user/me', { token: pat.token }), 401, 'invalid_token')
-    const left = t.db.$client.query('SELECT count(*) AS n FROM personal_access_tokens WHERE id = ?').get(pat.token_id) as { n: number }
+    const left = { n: await sqlNumber(t.storage, 'SELECT count(*) AS n FROM personal_access_tokens WHERE id = $1', [pat.token_id]) }
     expect(left.n).toBe(0)
   })
 
@@ -237,7 +248,11 @@ describe('authenticating with a PAT', () => {
   test('a password change leaves PATs working', async () => {
     const { token, password } = await userWithTier('starter')
     const pat = await createPat(token)
-    const res = await t.request('/api/user/password', { method: 'POST', token, json: { current_password: password, new_password: 'another long passphrase' } })
+    const res = await t.request('/api/user/password', {
+      method: 'POST',
+      token,
+      json: { current_password: password, new_password: 'another long passphrase' },
+    })
     expect(res.status).toBe(204)
     expect((await t.request('/api/user/me', { token: pat.token })).status).toBe(200)
   })

@@ -12,9 +12,7 @@ export interface Recording {
 const [port, file] = process.argv.slice(2)
 const recordings = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, Recording>
 
-const responses = new Map(
-  Object.entries(recordings).map(([key, r]) => [key, { status: r.status, headers: r.headers, body: Buffer.from(r.body) }]),
-)
+const responses = new Map(Object.entries(recordings).map(([key, r]) => [key, { status: r.status, headers: r.headers, body: Buffer.from(r.body) }]))
 
 const server = Bun.serve({
   port: Number(port),
@@ -24,6 +22,8 @@ const server = Bun.serve({
     const key = `${request.method} ${url.slice(url.indexOf('/', 8))}`
     const r = responses.get(key)
     if (!r) return new Response('not recorded', { status: 404 })
+    // A request with a body (a webhook delivery) has it read, as the server must.
+    if (request.body) return request.arrayBuffer().then(() => new Response(r.body, { status: r.status, headers: r.headers }))
     return new Response(r.body, { status: r.status, headers: r.headers })
   },
 })

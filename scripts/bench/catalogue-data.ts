@@ -18,7 +18,11 @@ export function seededRandom(seed: number): () => number {
   }
 }
 
-const list = (text: string) => text.trim().split(/\s*\n\s*|\s*,\s*/).filter(Boolean)
+const list = (text: string) =>
+  text
+    .trim()
+    .split(/\s*\n\s*|\s*,\s*/)
+    .filter(Boolean)
 
 const TOPICS = list(`accessibility, accounting, advertising, agriculture, analytics, architecture, astronomy, auditing, automation, aviation,
 banking, biology, blockchain, branding, budgeting, chemistry, climate, cloud computing, coaching, compliance, construction, consulting,
@@ -124,7 +128,11 @@ function contentLength(random: () => number): number {
   return 400 + Math.floor(random() * 2_600)
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
 export function generateCatalogue(count: number, seed = 42) {
@@ -158,7 +166,10 @@ export function generateCatalogue(count: number, seed = 42) {
       parts.push(s)
       length += s.length + 1
     }
-    const title = random() < 0.5 ? `${capitalise(task)} a ${artifact} for ${topic}` : `${capitalise(artifact)} ${pick(['for', 'with', 'about'])} ${topic} ${audience}`
+    const title =
+      random() < 0.5
+        ? `${capitalise(task)} a ${artifact} for ${topic}`
+        : `${capitalise(artifact)} ${pick(['for', 'with', 'about'])} ${topic} ${audience}`
     prompts.push({
       id: uuidFrom(random),
       title,

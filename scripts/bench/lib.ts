@@ -10,9 +10,13 @@ export const ROOT = join(import.meta.dir, '..', '..')
 export function ensureWrk(): void {
   if (spawnSync('wrk', ['--version']).error === undefined) return
   console.log('wrk not found; installing it with apt-get')
-  const r = spawnSync('sh', ['-c', 'apt-get install -y wrk >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1)'], {
-    stdio: 'inherit',
-  })
+  const r = spawnSync(
+    'sh',
+    ['-c', 'apt-get install -y wrk >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1)'],
+    {
+      stdio: 'inherit',
+    },
+  )
   if (r.status !== 0 || spawnSync('wrk', ['--version']).error !== undefined) throw new Error('wrk is needed: apt-get install -y wrk')
 }
 
@@ -40,7 +44,13 @@ export interface Started {
   stop(): Promise<void>
 }
 
-export async function startProcess(command: string[], env: Record<string, string>, url: string, readyPath = '/api/health', timeoutMs = 20_000): Promise<Started> {
+export async function startProcess(
+  command: string[],
+  env: Record<string, string>,
+  url: string,
+  readyPath = '/api/health',
+  timeoutMs = 20_000,
+): Promise<Started> {
   const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT })
   const deadline = Date.now() + timeoutMs
   for (;;) {

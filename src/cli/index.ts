@@ -2,8 +2,8 @@
 import { type Config, ConfigError, loadConfig } from '../config'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
-import { type CliContext, DatabaseUnavailableError, databaseFile, explainDatabaseError, openCommandDatabase, UsageError } from './context'
-import { IMPORT_USAGE } from './usage'
+import { type CliContext, DatabaseUnavailableError, explainStorageError, openCommandStorage, UsageError } from './context'
+import { DB_USAGE, IMPORT_USAGE } from './usage'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
 import { ProblemError } from '../http/problem'
@@ -13,7 +13,9 @@ const HELP = `promptlib ${VERSION}: a self-hosted prompt library
 usage:
   promptlib [serve]                    start the HTTP server (default)
   promptlib migrate                    apply database migrations and exit
+  promptlib healthcheck                exit 0 when the server on PORT answers /api/health (for containers)
   ${IMPORT_USAGE}
+  ${DB_USAGE}
 ${USER_USAGE.replace(/^/gm, '  ')}
   promptlib help | --version
 
@@ -28,14 +30,28 @@ const COMMANDS: Record<string, Command> = {
     return -1 // keeps running
   },
   async migrate(_args, ctx) {
-    const { db, applied } = openCommandDatabase(ctx.config)
-    db.$client.close()
+    const { storage, applied } = await openCommandStorage(ctx.config)
+    await storage.close()
     ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
     return 0
   },
   // Loaded on use: the importers (CSV, YAML) are not needed by a running server.
   import: async (args, ctx) => (await import('./import')).importCommand(args, ctx),
   user: userCommand,
+  async healthcheck(args, ctx) {
+    if (args.length > 0) throw new UsageError('usage: promptlib healthcheck')
+    const host = ['0.0.0.0', '::', ''].includes(ctx.config.host) ? '127.0.0.1' : ctx.config.host
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${ctx.config.port}/api/health`
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3000) })
+      if (res.ok) return 0
+      ctx.err(`promptlib: ${url} answered ${res.status}`)
+    } catch (error) {
+      ctx.err(`promptlib: ${url} did not answer (${(error as Error).message})`)
+    }
+    return 1
+  },
+  db: async (args, ctx) => (await import('./db')).dbCommand(args, ctx),
 }
 
 export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'> = { out: console.log, err: console.error }): Promise<number> {
@@ -76,7 +92,7 @@ export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'>
       return 1
     }
     // A statement that met a lock (or a full disk...) after the database was opened.
-    const explained = config && explainDatabaseError(error, databaseFile(config))
+    const explained = config && explainStorageError(error, config)
     if (explained) {
       io.err(`promptlib: ${explained}`)
       return 1

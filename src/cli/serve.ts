@@ -1,76 +1,78 @@
-// `promptlib serve`: open the database, apply migrations, listen; stop cleanly on SIGTERM/SIGINT.
+// `promptlib serve`: open the storage (migrations applied), listen; stop cleanly on SIGTERM/SIGINT.
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
 import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
-import { REQUEST_LOCK_TIMEOUT_MS } from '../db/client'
-import { startBackgroundCheckpoints } from '../db/checkpointer'
+import { startJobs } from '../db/jobs'
+import { sharedSetting } from '../db/postgres/settings'
+import { startBackgroundCheckpoints } from '../db/sqlite/checkpointer'
+import { REQUEST_LOCK_TIMEOUT_MS } from '../db/sqlite/client'
+import type { Storage } from '../db/storage'
+import { loadDemoCatalogueIfEmpty } from '../features/catalogue'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
-import { sweepDeadInstances, sweepStaleOptimizations } from '../features/optimizer/history'
-import { currentProcess, HEARTBEAT_EVERY_MS, heartbeat, unregisterInstance } from '../features/optimizer/instances'
-import { loadDemoCatalogueIfEmpty } from '../features/catalogue/demo'
-import { pruneDailyUsage } from '../features/usage/daily'
-import { pruneRateWindows } from '../features/usage/rate-limit'
-import { pruneDeadTokens } from '../features/tokens/service'
 import type { Logger } from '../log'
 import { VERSION } from '../version'
-import { join } from 'node:path'
-import { databaseFile, openCommandDatabase } from './context'
+import { databaseName, openCommandStorage } from './context'
 
-const SWEEP_EVERY_MS = 60 * 60 * 1000
 const WARM_UP_AFTER_MS = 100
 
-export async function serve(config: Config, log: Logger): Promise<void> {
-  // The database first: it creates the data directory (0700) and waits for another process's lock.
-  const { db, applied } = openCommandDatabase(config)
-  if (applied.length > 0) log.info('migrations applied', { migrations: applied })
+/**
+ * JWT_SECRET, or one generated once: kept in DATA_DIR on SQLite, in the database on PostgreSQL
+ * (a cluster's instances share no directory, and must all accept each other's tokens).
+ */
+async function jwtSecret(config: Config, storage: Storage, log: Logger): Promise<string> {
+  if (config.jwtSecret) return config.jwtSecret
+  if (storage.engine === 'postgres') {
+    const { value, created } = await sharedSetting(storage, 'jwt_secret', () => randomBytes(48).toString('base64url'))
+    if (created) log.warn('JWT_SECRET is not set; generated one and kept it in the database for every instance')
+    return value
+  }
   const { secret, source } = resolveJwtSecret(config)
-  if (source === 'generated') {
+  if (source === 'generated')
     log.warn('JWT_SECRET is not set; generated one and kept it in the data directory', { file: join(config.dataDir, 'jwt-secret') })
-  }
-  if (config.demoCatalogue) await loadDemoCatalogueIfEmpty(db, log)
+  return secret
+}
 
-  const sweep = () => {
-    pruneDailyUsage(db)
-    pruneRateWindows(db)
-    pruneDeadTokens(db)
-    // `running` rows older than any stream can live, whatever their owner (the last resort)
-    sweepStaleOptimizations(db)
-  }
-  sweep()
-  const sweeper = setInterval(sweep, SWEEP_EVERY_MS)
-  sweeper.unref()
-  // This process's registration and heartbeat; with each beat, the optimizer streams that a dead
-  // process (a previous run of this one, or another instance) left `running` are ended.
-  const instance = currentProcess()
-  const beat = () => {
-    try {
-      heartbeat(db, instance)
-      const ended = sweepDeadInstances(db, instance)
-      if (ended > 0) log.warn('optimizer streams of a dead server process ended', { count: ended })
-    } catch (error) {
-      log.error('instance heartbeat failed', { error })
-    }
-  }
-  beat() // registers this process, before the first request
-  const beater = setInterval(beat, HEARTBEAT_EVERY_MS)
-  beater.unref()
-  // Started: from now on a request waits only briefly for a lock (the JS thread waits with it).
-  db.$client.run(`PRAGMA busy_timeout = ${REQUEST_LOCK_TIMEOUT_MS}`)
-  const checkpoints = startBackgroundCheckpoints(db, databaseFile(config), log)
+export async function serve(config: Config, log: Logger): Promise<void> {
+  // The storage first: on SQLite it creates the data directory (0700) and waits for another
+  // process's lock; on PostgreSQL instances starting together apply migrations once.
+  const { storage, applied } = await openCommandStorage(config)
+  if (applied.length > 0) log.info('migrations applied', { migrations: applied })
+  const secret = await jwtSecret(config, storage, log)
 
   // Signalled first thing on shutdown: open optimizer streams end (history → aborted) instead of
   // holding server.stop() open for as long as an upstream model keeps talking.
   const shutdownStreams = new AbortController()
-  const { handle } = createApp({ config, db, log, jwtSecret: secret, shutdown: shutdownStreams.signal, instanceId: instance.id })
+  const app = createApp({ config, storage, log, jwtSecret: secret, shutdown: shutdownStreams.signal, registerInstance: true })
+  if (config.demoCatalogue) await loadDemoCatalogueIfEmpty(app.services.catalogue, log)
+  // This process's registration (and the end of what dead processes left running), before the first request.
+  await app.start()
+  const jobs = startJobs(storage, app.jobs, log)
+  await jobs.runAll()
+
+  let checkpoints: { stop(): Promise<void> } | null = null
+  if (storage.engine === 'sqlite') {
+    // Started: from now on a request waits only briefly for a lock (the JS thread waits with it).
+    for (const db of [storage.reader, storage.writer]) db.$client.run(`PRAGMA busy_timeout = ${REQUEST_LOCK_TIMEOUT_MS}`)
+    checkpoints = startBackgroundCheckpoints(storage.writer, storage.file, log)
+  }
+
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: handle,
+    fetch: app.handle,
     // Our own limit (1 MiB) answers with problem+json; this only stops absurd uploads early.
     maxRequestBodySize: 16 * 1024 * 1024,
     // Streams (the optimizer's) send pings every 15 s; an idle connection may rest longer.
     idleTimeout: 60,
   })
-  log.info('listening', { url: `http://${config.host}:${server.port}`, version: VERSION, data_dir: config.dataDir, startup_ms: Math.round(performance.now()) })
+  log.info('listening', {
+    url: `http://${config.host}:${server.port}`,
+    version: VERSION,
+    engine: storage.engine,
+    database: databaseName(config),
+    startup_ms: Math.round(performance.now()),
+  })
   // JIT warm-up of the built-in optimizer after listen, in small steps: start-up stays fast and
   // requests interleave with it, while the first optimizations still find warm code. It waits a
   // moment so the readiness probes that follow a start are answered first.
@@ -81,18 +83,17 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal })
-    clearInterval(sweeper)
-    clearInterval(beater)
+    jobs.stop()
     shutdownStreams.abort()
     // Stop accepting; in-flight requests finish (the promise resolves when they have).
     await server.stop(false)
-    // Our streams have ended; a row still running (its end not recorded) is swept by the next instance.
-    unregisterInstance(db, instance.id)
+    // Our streams have ended; the registration goes (a row still running is swept by the next instance).
+    await app.stop()
     // Access-log lines are written just after each response is sent; let those run first.
     await new Promise((resolve) => setImmediate(resolve))
     await new Promise((resolve) => setImmediate(resolve))
-    await checkpoints.stop()
-    db.$client.close()
+    await checkpoints?.stop()
+    await storage.close()
     log.info('stopped')
     log.flush()
     process.exit(0)

@@ -1,10 +1,10 @@
-// `promptlib user set-tier EMAIL TIER` and `promptlib user list`.
-import { createAccounts } from '../features/accounts/service'
-import { PasswordHasher } from '../features/accounts/passwords'
+// `promptlib user set-tier EMAIL TIER`, `promptlib user list`, `promptlib user tokens EMAIL`.
+import { createAccounts, PasswordHasher } from '../features/accounts'
+import { createTokens } from '../features/tokens'
+import { createUsage } from '../features/usage'
 import { JwtCodec } from '../http/jwt'
 import { isTier, TIERS } from '../tiers'
-import { createTokens } from '../features/tokens/service'
-import { type CliContext, openMigratedDatabase, table, UsageError } from './context'
+import { type CliContext, openCommandStorage, table, UsageError } from './context'
 
 export const USER_USAGE = `promptlib user set-tier EMAIL TIER   set a user's tier (${TIERS.join(', ')})
 promptlib user list                  list users
@@ -14,16 +14,21 @@ promptlib user tokens EMAIL --revoke TOKEN_ID
 
 export async function userCommand(args: string[], ctx: CliContext): Promise<number> {
   const [sub, ...rest] = args
-  const db = openMigratedDatabase(ctx.config)
+  const { storage } = await openCommandStorage(ctx.config)
   // The CLI never signs tokens; the codec only satisfies the service's shape.
-  const accounts = createAccounts({ db, jwt: new JwtCodec('cli-does-not-sign-tokens-'.repeat(2)), hasher: new PasswordHasher() })
+  const accounts = createAccounts({
+    storage,
+    jwt: new JwtCodec('cli-does-not-sign-tokens-'.repeat(2)),
+    hasher: new PasswordHasher(),
+    usage: createUsage(storage),
+  })
   try {
     switch (sub) {
       case 'set-tier': {
         const [email, tier] = rest
         if (!email || !tier || rest.length !== 2) throw new UsageError('usage: promptlib user set-tier EMAIL TIER')
         if (!isTier(tier)) throw new UsageError(`unknown tier "${tier}"; use one of ${TIERS.join(', ')}`)
-        const user = accounts.setTier(email, tier)
+        const user = await accounts.setTierByEmail(email, tier)
         if (!user) {
           ctx.err(`no user with e-mail ${email}`)
           return 1
@@ -33,7 +38,7 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
       }
       case 'list': {
         if (rest.length > 0) throw new UsageError('usage: promptlib user list')
-        const rows = accounts.list().map((u) => ({
+        const rows = (await accounts.list()).map((u) => ({
           id: u.id,
           email: u.email,
           name: u.name,
@@ -48,19 +53,19 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
         if (!email || (flag !== undefined && (flag !== '--revoke' || !tokenId)) || extra.length > 0) {
           throw new UsageError('usage: promptlib user tokens EMAIL [--revoke TOKEN_ID]')
         }
-        const user = accounts.findByEmail(email)
+        const user = await accounts.findByEmail(email)
         if (!user) {
           ctx.err(`no user with e-mail ${email}`)
           return 1
         }
-        const tokens = createTokens(db, accounts)
+        const tokens = createTokens(storage, accounts)
         if (tokenId) {
-          tokens.revoke(user.id, tokenId)
+          await tokens.revoke(user.id, tokenId)
           ctx.out(`revoked token ${tokenId} of ${user.email}`)
           return 0
         }
         const now = Date.now()
-        const rows = tokens.list(user.id).map((t) => ({
+        const rows = (await tokens.list(user.id)).map((t) => ({
           ...t,
           last_used_at: t.last_used_at ?? '-',
           state: Date.parse(t.expires_at) <= now ? 'expired' : 'active',
@@ -72,6 +77,6 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
         throw new UsageError(USER_USAGE)
     }
   } finally {
-    db.$client.close()
+    await storage.close()
   }
 }

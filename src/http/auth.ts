@@ -74,14 +74,16 @@ export function authGuard(authenticate: BearerAuthenticator) {
   // Routes with a body run the same checks earlier still, before the body is read (guard.jsonBody).
 
   // Macros combine ({ jwtOnly: true, minTier: 'starter' }); the token is checked once per request.
-  const check = (extra?: (p: Principal) => void) => async ({ request }: { request: Request }) => {
-    let principal = principals.get(request)
-    if (!principal) {
-      principal = await authenticate(bearerToken(request.headers.get('authorization')))
-      principals.set(request, principal)
+  const check =
+    (extra?: (p: Principal) => void) =>
+    async ({ request }: { request: Request }) => {
+      let principal = principals.get(request)
+      if (!principal) {
+        principal = await authenticate(bearerToken(request.headers.get('authorization')))
+        principals.set(request, principal)
+      }
+      extra?.(principal)
     }
-    extra?.(principal)
-  }
   const optionalCheck = async ({ request }: { request: Request }) => {
     if (principals.get(request) !== undefined) return
     principals.set(request, request.headers.has('authorization') ? await authenticate(bearerToken(request.headers.get('authorization'))) : null)

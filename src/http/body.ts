@@ -18,8 +18,7 @@ export function rawBody(request: Request): string | undefined {
   return rawBodies.get(request)
 }
 
-export const payloadTooLarge = () =>
-  new ProblemError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+export const payloadTooLarge = () => new ProblemError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
 
 const malformed = (detail: string) => new ProblemError(400, 'malformed_json', detail)
 
@@ -116,6 +115,20 @@ export function parseJsonText(text: string): unknown {
     return JSON.parse(text)
   } catch {
     throw malformed('The request body is not valid JSON.')
+  }
+}
+
+/**
+ * The body as exact text, at most 1 MiB of strict UTF-8 (413, 400 otherwise), whatever its media
+ * type: for webhooks, whose signature covers these very characters and is checked before the
+ * text is parsed (then with parseJsonText).
+ */
+export async function readBodyText(request: Request): Promise<string> {
+  const bytes = await readLimited(request)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw malformed('The request body is not valid UTF-8.')
   }
 }
 

@@ -49,10 +49,16 @@ export function apiDocs() {
           tags: [
             { name: 'accounts', description: 'Registration, login, the current user' },
             { name: 'tokens', description: 'Personal access tokens for scripts' },
+            {
+              name: 'oauth',
+              description:
+                'Sign-in through provider-a and provider-b (OAuth 2.0 / OpenID Connect). Browser redirects, not JSON: open the start route in the browser; the token comes back to the frontend in the URL fragment.',
+            },
             { name: 'optimizer', description: 'Prompt optimization streamed as Server-Sent Events, daily quotas, history' },
             { name: 'catalogue', description: 'Categories, prompt listings, full-text search, prompt detail (metered)' },
             { name: 'skills', description: 'Agent Skills (pro and lifetime tiers)' },
             { name: 'favorites', description: 'The user’s favorite prompts' },
+            { name: 'payments', description: 'Checkouts at the card and wallet providers, their webhooks, the user’s subscription' },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {
@@ -63,7 +69,12 @@ export function apiDocs() {
         },
       }),
     )
-    .get(SCRIPT_PATH, () => new Response(Bun.file(scalarScript), {
-      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
-    }), { detail: { hide: true } })
+    .get(
+      SCRIPT_PATH,
+      () =>
+        new Response(Bun.file(scalarScript), {
+          headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
+        }),
+      { detail: { hide: true } },
+    )
 }

@@ -7,14 +7,12 @@ import { problemResponse, ProblemError } from './problem'
 import { requestInfo } from './request-context'
 
 export function plumbing({ log }: { log: Logger }) {
-  return new Elysia({ name: 'plumbing' })
-    .error({ ProblemError })
-    .onError({ as: 'global' }, ({ code, error, request, route, set }) => {
-      const problem = toProblem(code, error)
-      if (problem.status >= 500) {
-        log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
-      }
-      set.status = problem.status
-      return problemResponse(problem)
-    })
+  return new Elysia({ name: 'plumbing' }).error({ ProblemError }).onError({ as: 'global' }, ({ code, error, request, route, set }) => {
+    const problem = toProblem(code, error)
+    if (problem.status >= 500) {
+      log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
+    }
+    set.status = problem.status
+    return problemResponse(problem)
+  })
 }

@@ -1,14 +1,18 @@
-// A real app on a real SQLite file in a fresh temporary directory, driven through
-// handle(new Request(...)) exactly as the server calls it for a client.
+// A real app on real storage — a SQLite file in a fresh temporary directory, or a fresh
+// PostgreSQL database when the suite runs its PostgreSQL pass (test/support/postgres.ts) —
+// driven through handle(new Request(...)) exactly as the server calls it for a client.
 import { mkdtempSync } from 'node:fs'
-import { createdTempDirs } from './cleanup'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type App, createApp } from '../../src/app'
 import { type Config, loadConfig } from '../../src/config'
-import { DATABASE_FILE, type Db, openDatabase } from '../../src/db/client'
-import { runMigrations } from '../../src/db/migrate'
+import { openStorage } from '../../src/db'
+import type { Storage } from '../../src/db/storage'
 import { createMemoryLogger } from '../../src/log'
+import { createdTempDirs } from './cleanup'
+import { freshDatabaseUrl } from './postgres'
+
+export { TEST_ENGINE } from './postgres'
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
@@ -21,29 +25,44 @@ export function tempDir(prefix = 'promptlib-test-'): string {
   return dir
 }
 
+/**
+ * The environment for a promptlib process (CLI or server) started by a test: its own data
+ * directory, and on the PostgreSQL pass its own database.
+ */
+export async function processEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  const url = await freshDatabaseUrl()
+  return { DATA_DIR: tempDir(), ...(url ? { DATABASE_URL: url } : {}), ...extra }
+}
+
 export interface TestApp {
   /** the Elysia app (tests may mount extra routes on it) */
   app: App['api']
   /** what the server calls for every request: the edge around the app */
   handle: App['handle']
-  db: Db
+  services: App['services']
+  storage: Storage
   config: Config
   log: ReturnType<typeof createMemoryLogger>
   dataDir: string
   request(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>
 }
 
-export function makeTestApp(env: Record<string, string> = {}, overrides: Partial<Config> = {}): TestApp {
+export async function makeTestApp(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestApp> {
   const dataDir = tempDir()
-  const config = { ...loadConfig({ DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', ...env }), passwordHash: CHEAP_HASH, ...overrides }
-  const db = openDatabase(join(dataDir, DATABASE_FILE))
-  runMigrations(db)
+  const config: Config = {
+    ...loadConfig({ DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', ...env }),
+    databaseUrl: await freshDatabaseUrl(),
+    passwordHash: CHEAP_HASH,
+    ...overrides,
+  }
+  const { storage } = await openStorage(config, { poolSize: 4 })
   const log = createMemoryLogger('debug')
-  const { api: app, handle } = createApp({ config, db, log, jwtSecret: TEST_JWT_SECRET })
+  const { api: app, handle, services } = createApp({ config, storage, log, jwtSecret: TEST_JWT_SECRET })
   return {
     app,
     handle,
-    db,
+    services,
+    storage,
     config,
     log,
     dataDir,
@@ -88,6 +107,11 @@ export async function register(t: TestApp, overrides: { email?: string; password
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`)
   const body = (await res.json()) as { access_token: string; user: Registered['user'] }
   return { token: body.access_token, user: body.user, email, password }
+}
+
+/** Sets a user's tier the way the CLI and payments do (through accounts). */
+export async function setTier(t: TestApp, userId: string, tier: 'free' | 'starter' | 'pro' | 'lifetime'): Promise<void> {
+  if (!(await t.services.accounts.setTier(userId, tier))) throw new Error(`no user ${userId}`)
 }
 
 /** The parsed JSON body, typed loosely for assertions. */

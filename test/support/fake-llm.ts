@@ -200,18 +200,25 @@ export class FakeLlm {
     }
     if (script.status !== undefined) {
       const body = JSON.stringify({ error: { message: `${SECRET_IN_ERROR_BODY} ${request.headers.authorization ?? ''}`, type: 'server_error' } })
-      write(`HTTP/1.1 ${script.status} Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+      write(
+        `HTTP/1.1 ${script.status} Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      )
       request.completed = true
       return void socket.end()
     }
     const tokens = script.tokens ?? ['Rewritten ', 'prompt: ', 'be specific.']
     if (script.json) {
-      const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, finish_reason: 'stop' }], usage: FAKE_USAGE })
+      const body = JSON.stringify({
+        choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, finish_reason: 'stop' }],
+        usage: FAKE_USAGE,
+      })
       write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
       request.completed = true
       return void socket.end()
     }
-    write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: ${keepAlive ? 'keep-alive' : 'close'}\r\n\r\n`)
+    write(
+      `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: ${keepAlive ? 'keep-alive' : 'close'}\r\n\r\n`,
+    )
     const nl = script.lineEnding ?? '\n'
     const event = async (payload: string) => {
       const bytes = Buffer.from(`data: ${payload}${nl}${nl}`)

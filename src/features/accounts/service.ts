@@ -1,20 +1,17 @@
-// Accounts: registration, login, profile, password change, deletion; and the JWT
-// authenticator the bearer guard uses.
+// Accounts: registration, login, profile, password change, deletion, tiers; and the JWT
+// authenticator the bearer guard uses. Plain values in and out; storage behind AccountsStore.
 import { createId } from '@paralleldrive/cuid2'
-import { and, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import type { BatchedRead } from '../../db/read-batch'
+import type { Tx } from '../../db/storage'
 import type { AuthUser, Principal } from '../../http/auth'
 import type { JwtCodec } from '../../http/jwt'
-import { ProblemError, unauthorized, validationFailed } from '../../http/problem'
+import { ProblemError, unauthorized, validationFailed, WWW_AUTHENTICATE_REALM } from '../../http/problem'
 import { CONTROL_CHARS, cleanLabel } from '../../http/text'
 import { type Tier, TIER_LIMITS } from '../../tiers'
-import { dailyUsage, dailyUsageItems } from '../usage/schema'
-import { todayUtc, userSubject } from '../usage/daily'
+import { todayUtc, type UsageService, userSubject } from '../usage'
+import { type LoginBody, NAME_MAX, type Profile, type PublicUser, type RegisterBody } from './model'
 import { assertStrongPassword, type PasswordHasher } from './passwords'
-import { users, type UserRow } from './schema'
+import type { AccountsStore, AuthRecord, UserRecord } from './store'
 
-export const NAME_MAX = 100
 const EMAIL_MAX = 254
 const EMAIL_SHAPE = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/
 
@@ -26,137 +23,158 @@ function validEmail(email: string): boolean {
   return email.length <= EMAIL_MAX && EMAIL_SHAPE.test(email) && !CONTROL_CHARS.test(email)
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' || (e as { code?: string }).code === '23505') return true
-  }
-  return false
-}
-
-export interface UserProfile {
-  id: string
-  email: string
-  name: string
+/** A change of tier planned for later: `tier` from `at` on (the end of a cancelled wallet subscription's period). */
+export interface TierStep {
+  at: Date
   tier: Tier
-  created_at: string
-  providers: string[]
-  limits: (typeof TIER_LIMITS)[Tier]
-  usage: { prompts_today: number; optimizations_today: number }
 }
 
-/** What the authentication query returns for one user (see authColumns). */
-export interface AuthSnapshotRow {
-  id: string
-  email: string
-  name: string
-  tier: Tier
-  createdAt: Date
-  tokensNotBefore: number
-  hasPassword: number
-  promptsToday: number
-  optimizationsToday: number
+/**
+ * The tier in force at `now`. A scheduled change (tier_until, tier_after) applies on read, before
+ * billing's sweep writes it: the hot path pays one comparison for it.
+ */
+export function effectiveTier(user: { tier: Tier; tierUntil: Date | null; tierAfter: Tier | null }, now = Date.now()): Tier {
+  return user.tierUntil !== null && user.tierUntil.getTime() <= now ? (user.tierAfter ?? 'free') : user.tier
 }
 
-export const publicUser = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'tier'>) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier })
+export const publicUser = (u: Pick<UserRecord, 'id' | 'email' | 'name' | 'tier'>): PublicUser => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  tier: u.tier,
+})
+
+/** Work other features do when an account goes, inside the deleting transaction. */
+export type UserDeletedHook = (userId: string, tx: Tx) => Promise<void>
 
 export interface AccountsDeps {
-  db: Db
+  store: AccountsStore
+  transaction: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
   jwt: JwtCodec
   hasher: PasswordHasher
-  /** how the per-request user lookup reaches the database (batched by the server) */
-  read?: BatchedRead
+  usage: Pick<UsageService, 'usedToday'>
+  /** The sign-in providers linked to the account (oauth), for the profile's `providers`. */
+  linkedProviders?: (userId: string) => Promise<string[]>
 }
 
-const readNow: BatchedRead = async (read) => read()
+// The record an AuthUser was built from rides along on it under a symbol (invisible to JSON),
+// so /api/user/me needs no second lookup of the user.
+const RECORD = Symbol('promptlib.auth-record')
+type WithRecord = AuthUser & { [RECORD]?: AuthRecord }
 
-// The row an AuthUser was built from rides along on it under a symbol (invisible to JSON), so
-// /api/user/me needs no second query; cheaper than a WeakMap entry per request.
-const SNAPSHOT = Symbol('promptlib.auth-snapshot')
-type WithSnapshot = AuthUser & { [SNAPSHOT]?: AuthSnapshotRow }
+const gone = () => unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
+const taken = () => new ProblemError(409, 'email_taken', 'An account with this e-mail address already exists.')
 
-export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps) {
-  // Prepared once: this lookup runs on every authenticated request.
-  const userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
-  // The one query of an authenticated request: the user (fresh tier) plus what /api/user/me
-  // shows, so that endpoint needs no second round-trip to the database. Other authenticators
-  // (PATs) select the same columns in their own single query and hand the row to adoptAuthRow.
-  const usedToday = (metric: string) =>
-    sql<number>`coalesce((SELECT ${dailyUsage.count} FROM ${dailyUsage} WHERE ${dailyUsage.subject} = 'user:' || ${users.id} AND ${dailyUsage.metric} = ${metric} AND ${dailyUsage.day} = ${sql.placeholder('day')}), 0)`
-  // Flat and only what is used: every column mapped is work on every request.
-  const authColumns = {
-    id: users.id,
-    email: users.email,
-    name: users.name,
-    tier: users.tier,
-    createdAt: users.createdAt,
-    tokensNotBefore: users.tokensNotBefore,
-    hasPassword: sql<number>`${users.passwordHash} IS NOT NULL`,
-    promptsToday: usedToday('prompts'),
-    optimizationsToday: usedToday('optimizations'),
-  }
-  const authLookup = db.select(authColumns).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
+/** A provider's display name made fit for `name`: no control characters, at most NAME_MAX characters; null when nothing is left. */
+function tidyName(name: string | null | undefined): string | null {
+  const tidy = [...(name ?? '').replace(new RegExp(CONTROL_CHARS.source, 'g'), ' ').trim()].slice(0, NAME_MAX).join('').trim()
+  return tidy === '' ? null : tidy
+}
 
-  function adoptAuthRow(found: AuthSnapshotRow): AuthUser {
-    const user: WithSnapshot = { id: found.id, email: found.email, name: found.name, tier: found.tier, createdAt: found.createdAt, [SNAPSHOT]: found }
-    return user
-  }
-
-  function loadAuthUser(id: string): { user: AuthUser; row: AuthSnapshotRow } | undefined {
-    const found = authLookup.get({ id, day: todayUtc() })
-    return found && { user: adoptAuthRow(found), row: found }
-  }
-  const userByEmail = db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare()
+export function createAccountsService({ store, transaction, jwt, hasher, usage, linkedProviders = async () => [] }: AccountsDeps) {
+  const deletedHooks: UserDeletedHook[] = []
 
   /** A token never predates the user's not-before second, or it would be born revoked. */
-  function issueToken(user: UserRow): string {
+  function issueToken(user: Pick<UserRecord, 'id' | 'email' | 'tokensNotBefore'>): string {
     const now = Math.floor(Date.now() / 1000)
     return jwt.sign({ user_id: user.id, email: user.email }, Math.max(now, user.tokensNotBefore))
+  }
+
+  function authUser(record: AuthRecord): AuthUser {
+    const user: WithRecord = {
+      id: record.id,
+      email: record.email,
+      name: record.name,
+      tier: effectiveTier(record),
+      createdAt: record.createdAt,
+      [RECORD]: record,
+    }
+    return user
   }
 
   return {
     issueToken,
 
-    /**
-     * For other authenticators: select these columns (joined with `users`, placeholder `day` =
-     * utcDay(now)) in your own query, then turn the row into the request's user with adoptAuthRow.
-     */
-    authColumns,
-    adoptAuthRow,
-
-    findByEmail(email: string): UserRow | undefined {
-      return userByEmail.get({ email: normaliseEmail(email) })
+    /** The request's user for an id another authenticator (a PAT) resolved, or null when the account is gone. */
+    async authUserById(id: string): Promise<AuthUser | null> {
+      const record = await store.authById(id)
+      return record && authUser(record)
     },
 
-    async register(input: { email: string; password: string; name: string }) {
+    findByEmail: (email: string, tx?: Tx) => store.byEmail(normaliseEmail(email), tx),
+
+    byId: (id: string, tx?: Tx) => store.byId(id, tx),
+
+    /**
+     * An account for an e-mail a provider has verified, without a password (it signs in through
+     * the provider until it sets one). null when the e-mail is taken or not a valid address.
+     */
+    async createVerified(input: { email: string; name: string | null }, tx?: Tx): Promise<UserRecord | null> {
+      const email = normaliseEmail(input.email)
+      if (!validEmail(email)) return null
+      const now = new Date()
+      const user: UserRecord = {
+        id: createId(),
+        email,
+        name: tidyName(input.name) ?? tidyName(email.slice(0, email.indexOf('@'))) ?? 'User',
+        passwordHash: null,
+        emailVerified: true,
+        tier: 'free',
+        tierUntil: null,
+        tierAfter: null,
+        tokensNotBefore: 0,
+        createdAt: now,
+        updatedAt: now,
+      }
+      return (await store.insert(user, tx)) ? user : null
+    },
+
+    /**
+     * A provider has proven the account's e-mail. An account whose e-mail was never proven was
+     * registered by whoever typed the address first (contract section 4, pre-hijacking): its
+     * password is cleared and every JWT issued so far stops working (`tookOver`; the caller
+     * revokes its personal access tokens in the same transaction). null when there is no such user.
+     */
+    async confirmEmail(userId: string, tx?: Tx): Promise<{ user: UserRecord; tookOver: boolean } | null> {
+      const user = await store.byId(userId, tx)
+      if (!user) return null
+      if (user.emailVerified) return { user, tookOver: false }
+      const tokensNotBefore = Math.max(user.tokensNotBefore, Math.floor(Date.now() / 1000) + 1)
+      const updated = await store.update(userId, { emailVerified: true, passwordHash: null, tokensNotBefore }, new Date(), tx)
+      return updated && { user: updated, tookOver: true }
+    },
+
+    async register(input: RegisterBody): Promise<{ user: UserRecord; accessToken: string }> {
       const email = normaliseEmail(input.email)
       if (!validEmail(email)) throw validationFailed([{ path: '/email', message: 'must be a valid e-mail address' }])
       const name = cleanLabel(input.name, '/name', NAME_MAX)
       assertStrongPassword(input.password, email)
-      const taken = () => new ProblemError(409, 'email_taken', 'An account with this e-mail address already exists.')
-      if (userByEmail.get({ email })) throw taken()
-      const passwordHash = await hasher.hash(input.password)
+      if (await store.byEmail(email)) throw taken()
       const now = new Date()
-      try {
-        const user = db
-          .insert(users)
-          .values({ id: createId(), email, name, passwordHash, createdAt: now, updatedAt: now })
-          .returning()
-          .get()
-        return { user, accessToken: issueToken(user) }
-      } catch (error) {
-        // Two registrations raced past the check above; the unique index decides.
-        if (isUniqueViolation(error)) throw taken()
-        throw error
+      const user: UserRecord = {
+        id: createId(),
+        email,
+        name,
+        passwordHash: await hasher.hash(input.password),
+        emailVerified: false,
+        tier: 'free',
+        tierUntil: null,
+        tierAfter: null,
+        tokensNotBefore: 0,
+        createdAt: now,
+        updatedAt: now,
       }
+      // Two registrations may race past the check above; the unique index decides.
+      if (!(await store.insert(user))) throw taken()
+      return { user, accessToken: issueToken(user) }
     },
 
     /** Unknown e-mail and wrong password fail alike, in body and in time. */
-    async login(input: { email: string; password: string }) {
-      const user = userByEmail.get({ email: normaliseEmail(input.email) })
-      const ok = user?.passwordHash
-        ? await hasher.verify(input.password, user.passwordHash)
-        : await hasher.verifyAgainstDummy(input.password)
-      if (!user || !ok) throw new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': 'Bearer realm="promptlib"' })
+    async login(input: LoginBody): Promise<{ user: UserRecord; accessToken: string }> {
+      const user = await store.byEmail(normaliseEmail(input.email))
+      const ok = user?.passwordHash ? await hasher.verify(input.password, user.passwordHash) : await hasher.verifyAgainstDummy(input.password)
+      if (!user || !ok)
+        throw new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': WWW_AUTHENTICATE_REALM })
       return { user, accessToken: issueToken(user) }
     },
 
@@ -166,59 +184,92 @@ export function createAccounts({ db, jwt, hasher, read = readNow }: AccountsDeps
         if (result.reason === 'expired') throw unauthorized('token_expired', 'The access token has expired; log in again.')
         throw unauthorized('invalid_token', 'The access token is not valid.')
       }
-      const userId = result.claims.user_id
-      const found = await read(() => loadAuthUser(userId))
-      if (!found) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
-      if (result.claims.iat < found.row.tokensNotBefore) {
+      const record = await store.authById(result.claims.user_id)
+      if (!record) throw gone()
+      if (result.claims.iat < record.tokensNotBefore) {
         throw unauthorized('token_revoked', 'This token was issued before the password or sign-in methods changed; log in again.')
       }
-      return { user: found.user, via: 'jwt', tokenId: null }
+      return { user: authUser(record), via: 'jwt', tokenId: null }
     },
 
-    profile(user: AuthUser): UserProfile {
-      const snapshot = (user as WithSnapshot)[SNAPSHOT] ?? loadAuthUser(user.id)?.row
-      if (!snapshot) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
+    async profile(user: AuthUser): Promise<Profile> {
+      const record = (user as WithRecord)[RECORD] ?? (await store.authById(user.id))
+      if (!record) throw gone()
+      // Both reads in one turn: on SQLite they share one read transaction.
+      const [used, linked] = await Promise.all([usage.usedToday(userSubject(user.id), todayUtc()), linkedProviders(user.id)])
       return {
         ...publicUser(user),
         created_at: user.createdAt.toISOString(),
-        providers: snapshot.hasPassword ? ['password'] : [],
+        providers: record.hasPassword ? ['password', ...linked] : linked,
         limits: TIER_LIMITS[user.tier],
-        usage: { prompts_today: snapshot.promptsToday, optimizations_today: snapshot.optimizationsToday },
+        usage: { prompts_today: used.prompts, optimizations_today: used.optimizations },
       }
     },
 
-    async changePassword(userId: string, currentPassword: string, newPassword: string) {
-      const user = userById.get({ id: userId })
-      if (!user) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
-      const ok = user.passwordHash ? await hasher.verify(currentPassword, user.passwordHash) : false
-      if (!ok) {
-        const detail = user.passwordHash ? 'The current password is wrong.' : 'This account has no password; it signs in through an identity provider.'
+    /**
+     * `currentPassword` must be right, except for an account that has no password yet (created
+     * through a provider): it sets its first one without, and must not send one.
+     */
+    async changePassword(userId: string, currentPassword: string | undefined, newPassword: string): Promise<void> {
+      const user = await store.byId(userId)
+      if (!user) throw gone()
+      const refuse = (detail: string) => {
         throw new ProblemError(422, 'invalid_current_password', detail, { errors: [{ path: '/current_password', message: detail }] })
+      }
+      if (user.passwordHash === null) {
+        if (currentPassword !== undefined) refuse('This account has no password yet; leave out current_password to set one.')
+      } else if (currentPassword === undefined) {
+        refuse('current_password is required to change the password.')
+      } else if (!(await hasher.verify(currentPassword, user.passwordHash))) {
+        refuse('The current password is wrong.')
       }
       assertStrongPassword(newPassword, user.email, '/new_password')
       const passwordHash = await hasher.hash(newPassword)
       // Every JWT issued up to this second stops working; new logins get iat >= this value.
-      const notBefore = Math.floor(Date.now() / 1000) + 1
-      db.update(users).set({ passwordHash, tokensNotBefore: notBefore, updatedAt: new Date() }).where(eq(users.id, userId)).run()
+      const tokensNotBefore = Math.floor(Date.now() / 1000) + 1
+      await store.update(userId, { passwordHash, tokensNotBefore }, new Date())
     },
 
-    /** Deletes the user; their rows in other features go with it (ON DELETE CASCADE). */
-    deleteAccount(userId: string): void {
-      db.transaction((tx) => {
-        tx.delete(dailyUsage).where(eq(dailyUsage.subject, userSubject(userId))).run()
-        tx.delete(dailyUsageItems).where(eq(dailyUsageItems.subject, userSubject(userId))).run()
-        tx.delete(users).where(eq(users.id, userId)).run()
-      })
+    /** Other features register what they do when an account goes (their rows without a foreign key). */
+    onUserDeleted(hook: UserDeletedHook): void {
+      deletedHooks.push(hook)
     },
 
-    setTier(email: string, tier: Tier): UserRow | undefined {
-      return db.update(users).set({ tier, updatedAt: new Date() }).where(eq(users.email, normaliseEmail(email))).returning().get()
+    /** Deletes the user and everything it owns, in one transaction. */
+    deleteAccount: (userId: string) =>
+      transaction(async (tx) => {
+        for (const hook of deletedHooks) await hook(userId, tx)
+        await store.delete(userId, tx)
+      }),
+
+    /**
+     * The one way a tier changes (payments, the CLI); null when there is no such user. `next`
+     * schedules the tier that follows at a given time (applied on read at once, persisted by
+     * billing's sweep); without it any scheduled change is dropped.
+     */
+    setTier: (userId: string, tier: Tier, tx?: Tx, next: TierStep | null = null): Promise<boolean> =>
+      store.setTier(userId, tier, next?.at ?? null, next?.tier ?? null, new Date(), tx),
+
+    async setTierByEmail(email: string, tier: Tier): Promise<UserRecord | null> {
+      const user = await store.byEmail(normaliseEmail(email))
+      return user && store.update(user.id, { tier, tierUntil: null, tierAfter: null }, new Date())
     },
 
-    list(): UserRow[] {
-      return db.select().from(users).orderBy(users.createdAt).all()
+    /**
+     * The user with the tier in force now (a due scheduled change applied), inside `tx` when given;
+     * null when there is no such user. (authUserById reads outside any transaction: on PostgreSQL
+     * that takes a second connection, which a transaction must never wait for.)
+     */
+    async userById(userId: string, tx?: Tx): Promise<Pick<AuthUser, 'id' | 'email' | 'name' | 'tier'> | null> {
+      const user = await store.byId(userId, tx)
+      return user && { id: user.id, email: user.email, name: user.name, tier: effectiveTier(user) }
     },
+
+    /** Users whose scheduled tier change is due: billing's sweep recomputes and persists them. */
+    dueTierChanges: (now = new Date(), limit = 500) => store.dueTierChanges(now, limit),
+
+    list: () => store.list(),
   }
 }
 
-export type Accounts = ReturnType<typeof createAccounts>
+export type AccountsService = ReturnType<typeof createAccountsService>

@@ -1,256 +1,190 @@
 // The catalogue's read side: the category tree (kept in memory per instance, reloaded when the
-// database's catalogue revision moves), category listings, prompt detail and full-text search.
-import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
-import type { Db } from '../../db/client'
+// database's catalogue revision moves), category listings, prompt detail (metered) and full-text
+// search. Plain values in and out; storage behind CatalogueStore.
 import { notFound, validationFailed } from '../../http/problem'
-import { categoryFacet, ftsExpression, searchTerms, snippet, subcategoryFacet, tagFacet } from './search-query'
-import { catalogueWritesInProcess, REVALIDATE_MS } from './revision'
-import { parseVariables, slugify, splitTags } from './text'
+import { snippet } from '../../lib/search/snippet'
+import { searchTerms } from '../../lib/search/terms'
+import { slugify } from '../../lib/text'
+import { type Tier, TIER_LIMITS } from '../../tiers'
+import { addressSubject, type DailyQuota, dailyLimitReached, type UsageService, userSubject } from '../usage'
+import { type CategoryView, type Prompt, type PromptPage, type PromptSummary, SEARCH_COUNT_CAP, type SearchPage } from './model'
+import type { PromptSearch } from './search'
+import type { CatalogueStore, Page, PromptRecord, Sort, TreeRows } from './store'
+import { parseVariables } from './text'
 
-export interface SubcategoryView { id: string; name: string; prompt_count: number }
-export interface CategoryView { id: string; name: string; description: string; icon: string; prompt_count: number; subcategories: SubcategoryView[] }
+/**
+ * The category tree is re-validated against the database's revision when it is older than
+ * this, in the background: the answer in hand is sent at once.
+ */
+export const REVALIDATE_MS = 100
+/** An answer is never older than this: past it, a request waits for the re-validation. */
+export const MAX_STALE_MS = 1000
 
-export type Sort = 'popular' | 'newest' | 'title'
-export interface Page { limit: number; offset: number }
-
-interface SummaryRow {
-  seq: number
-  id: string
-  title: string
-  description: string
-  category_id: string
-  subcategory_id: string | null
-  tags: string
-  preview: string
-  favorite_count: number
-  created_at: number
-  updated_at: number
-}
-
-const SUMMARY_COLUMNS = 'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.preview, p.favorite_count, p.created_at, p.updated_at'
-
-export const summary = (r: SummaryRow) => ({
+export const summary = (r: PromptRecord): PromptSummary => ({
   id: r.id,
   title: r.title,
   description: r.description,
-  category_id: r.category_id,
-  subcategory_id: r.subcategory_id,
-  tags: splitTags(r.tags),
+  category_id: r.categoryId,
+  subcategory_id: r.subcategoryId,
+  tags: r.tags,
   preview: r.preview,
-  favorite_count: r.favorite_count,
-  created_at: new Date(r.created_at).toISOString(),
-  updated_at: new Date(r.updated_at).toISOString(),
+  favorite_count: r.favoriteCount,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
 })
 
-const ORDER: Record<Sort, string> = {
-  popular: 'p.favorite_count DESC, p.created_at DESC, p.seq DESC',
-  newest: 'p.created_at DESC, p.seq DESC',
-  title: 'p.title COLLATE NOCASE ASC, p.seq ASC',
+interface Tree {
+  revision: number
+  list: CategoryView[]
+  byId: Map<string, CategoryView>
+  /** GET /api/categories, serialised once per revision (the busiest read of all) */
+  json: string
 }
 
-/**
- * Search counts matches up to this many, and serves pages within them. Counting every match of
- * a common word costs a pass over its whole index entries; beyond a thousand results a query
- * wants narrowing more than paging.
- */
-export const SEARCH_COUNT_CAP = 1000
-/** bm25 column weights over the heads index: title, description, tags, facets. */
-const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
-/**
- * At most this many head matches (the newest) are ranked: only a query of little but common
- * words reaches it, and ranking every title that holds "for" would take a hundred milliseconds.
- */
-const HEAD_RANK_CAP = 5000
-/** How many whole words an unfinished last word may stand for (the most frequent first). */
-const MAX_COMPLETIONS = 16
-
-/** Prepared statements by SQL text: the listing and search build a handful of variants. */
-function statementCache(client: Database) {
-  const cache = new Map<string, Statement>()
-  return <R>(sql: string) => {
-    let st = cache.get(sql)
-    if (!st) cache.set(sql, (st = client.prepare(sql)))
-    return st as Statement<R, SQLQueryBindings[]>
+function buildTree({ revision, categories, subcategories, counts }: TreeRows): Tree {
+  const list: CategoryView[] = categories.map((cat) => ({ ...cat, prompt_count: 0, subcategories: [] }))
+  const byId = new Map(list.map((cat) => [cat.id, cat]))
+  for (const s of subcategories) byId.get(s.categoryId)?.subcategories.push({ id: s.id, name: s.name, prompt_count: 0 })
+  for (const row of counts) {
+    const cat = byId.get(row.categoryId)
+    if (!cat) continue
+    cat.prompt_count += row.n
+    const sub = cat.subcategories.find((s) => s.id === row.subcategoryId)
+    if (sub) sub.prompt_count += row.n
   }
+  return { revision, list, byId, json: JSON.stringify({ items: list }) }
 }
 
-export function createCatalogue(db: Db) {
-  const c = db.$client
-  const prepared = statementCache(c)
-  const revision = c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1')
-  const completionsOf = c.prepare<{ term: string }, [string, string]>(
-    `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
-  )
-  const countMatches = c.prepare<{ n: number }, [string]>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ${SEARCH_COUNT_CAP})`,
-  )
-  // One row always: the number of head matches and the page of them, best first.
-  const headPage = c.prepare<{ n: number; page: string }, [string, number, number]>(
-    `WITH m AS MATERIALIZED (SELECT rowid AS seq, ${HEAD_BM25} AS score FROM prompts_head_fts WHERE prompts_head_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${HEAD_RANK_CAP})
-     SELECT (SELECT count(*) FROM m) AS n,
-            (SELECT json_group_array(seq) FROM (SELECT seq FROM m ORDER BY score, seq DESC LIMIT ?2 OFFSET ?3)) AS page`,
-  )
-  const contentOnlyPage = c.prepare<{ seq: number }, [string, string, number, number]>(
-    `SELECT rowid AS seq FROM prompts_fts WHERE prompts_fts MATCH ?
-       AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
-     ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-  )
-  let tree: { revision: number; list: CategoryView[]; byId: Map<string, CategoryView>; json: string } | null = null
-  let checkedAt = -Infinity
-  let seenLocalWrites = -1
+/** Who opens a prompt: a signed-in user (counted per account) or an anonymous caller (per address). */
+export interface Caller {
+  user: { id: string; tier: Tier } | null
+  address: string
+}
 
-  function loadTree(rev: number) {
-    const cats = c.query<{ id: string; name: string; description: string; icon: string }, []>('SELECT id, name, description, icon FROM categories ORDER BY sort_order, id').all()
-    const subs = c.query<{ category_id: string; id: string; name: string }, []>('SELECT category_id, id, name FROM subcategories ORDER BY category_id, sort_order, id').all()
-    const counts = c.query<{ category_id: string; subcategory_id: string | null; n: number }, []>(
-      'SELECT category_id, subcategory_id, count(*) AS n FROM prompts GROUP BY category_id, subcategory_id',
-    ).all()
-    const list: CategoryView[] = cats.map((cat) => ({ ...cat, prompt_count: 0, subcategories: [] }))
-    const byId = new Map(list.map((cat) => [cat.id, cat]))
-    for (const s of subs) byId.get(s.category_id)?.subcategories.push({ id: s.id, name: s.name, prompt_count: 0 })
-    for (const row of counts) {
-      const cat = byId.get(row.category_id)
-      if (!cat) continue
-      cat.prompt_count += row.n
-      const sub = cat.subcategories.find((s) => s.id === row.subcategory_id)
-      if (sub) sub.prompt_count += row.n
-    }
-    tree = { revision: rev, list, byId, json: JSON.stringify({ items: list }) }
+export interface CatalogueDeps {
+  store: CatalogueStore
+  search: PromptSearch
+  usage: Pick<UsageService, 'consume'>
+}
+
+export function createCatalogueService({ store, search, usage }: CatalogueDeps) {
+  let tree: Tree | null = null
+  let checkedAt = -Infinity
+  let revalidating: Promise<Tree> | null = null
+
+  async function revalidate(): Promise<Tree> {
+    const started = performance.now()
+    const revision = await store.revision()
+    tree = tree && tree.revision === revision ? tree : buildTree(await store.tree())
+    checkedAt = started
     return tree
   }
 
-  /**
-   * The cached tree; the database's revision is re-read at most every REVALIDATE_MS (an import by
-   * another process shows within that time) or at once after a write by this process. The tree
-   * itself is reloaded only when the revision moved.
-   */
-  // Completions of unfinished words, remembered for the catalogue revision they were read at
-  // (people type the same beginnings over and over).
-  let completionCache = { revision: -1, words: new Map<string, string[]>() }
-  function completionsFor(prefix: string): string[] {
-    const rev = categoryTree().revision
-    if (completionCache.revision !== rev) completionCache = { revision: rev, words: new Map() }
-    let words = completionCache.words.get(prefix)
-    if (!words) {
-      words = completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term)
-      if (completionCache.words.size >= 10_000) completionCache.words.clear()
-      completionCache.words.set(prefix, words)
-    }
-    return words
+  /** One re-validation at a time; callers in the meantime share it. */
+  function refresh(): Promise<Tree> {
+    revalidating ??= revalidate().finally(() => (revalidating = null))
+    return revalidating
   }
 
-  function categoryTree() {
-    const now = performance.now()
-    const local = catalogueWritesInProcess()
-    if (tree && now - checkedAt < REVALIDATE_MS && local === seenLocalWrites) return tree
-    checkedAt = now
-    seenLocalWrites = local
-    const rev = revision.get()?.revision ?? 0
-    return tree && tree.revision === rev ? tree : loadTree(rev)
+  /** The tree when it may be answered at once (re-validating it in the background when due), else null. */
+  function treeNow(): Tree | null {
+    if (!tree) return null
+    const age = performance.now() - checkedAt
+    if (age >= MAX_STALE_MS) return null
+    // A failed background re-validation is retried by a later request; past MAX_STALE_MS its error reaches one.
+    if (age >= REVALIDATE_MS && !revalidating) refresh().catch(() => {})
+    return tree
+  }
+
+  const currentTree = (): Promise<Tree> => Promise.resolve(treeNow() ?? refresh())
+
+  async function category(id: string): Promise<CategoryView> {
+    const found = (await currentTree()).byId.get(id)
+    if (!found) throw notFound(`There is no category "${id}".`)
+    return found
+  }
+
+  async function prompt(id: string): Promise<Prompt | null> {
+    const row = await store.prompt(id.toLowerCase())
+    return row ? { ...summary(row), content: row.content, variables: parseVariables(row.content) } : null
   }
 
   return {
-    categories: () => categoryTree().list,
-    /** GET /api/categories, serialised once per catalogue revision (the busiest read of all). */
-    categoriesJson: () => categoryTree().json,
+    /** GET /api/categories when it can be answered without waiting (the usual case), else null. */
+    categoriesJsonNow: (): string | null => treeNow()?.json ?? null,
+    categoriesJson: async (): Promise<string> => (await currentTree()).json,
+    categories: async (): Promise<CategoryView[]> => (await currentTree()).list,
+    category,
 
-    category(id: string): CategoryView {
-      const category = categoryTree().byId.get(id)
-      if (!category) throw notFound(`There is no category "${id}".`)
-      return category
+    /**
+     * After this process committed a catalogue write: the next answer must show it, so the tree
+     * is re-validated now (after any re-validation already under way, which may predate it).
+     */
+    async noteWrite(): Promise<void> {
+      if (!tree) return
+      await revalidating?.catch(() => {})
+      await refresh()
     },
 
-    listPrompts(categoryId: string, filters: { subcategory?: string; tag?: string; sort: Sort } & Page) {
-      const category = this.category(categoryId)
-      if (filters.subcategory !== undefined && !category.subcategories.some((s) => s.id === filters.subcategory)) {
+    async listPrompts(categoryId: string, filters: { subcategory?: string; tag?: string; sort: Sort } & Page): Promise<PromptPage> {
+      const found = await category(categoryId)
+      if (filters.subcategory !== undefined && !found.subcategories.some((s) => s.id === filters.subcategory)) {
         throw validationFailed([{ path: '/subcategory', message: `category "${categoryId}" has no subcategory "${filters.subcategory}"` }])
       }
-      const where = ['p.category_id = ?']
-      const args: SQLQueryBindings[] = [categoryId]
-      if (filters.subcategory !== undefined) {
-        where.push('p.subcategory_id = ?')
-        args.push(filters.subcategory)
-      }
-      if (filters.tag !== undefined) {
-        where.push('p.seq IN (SELECT prompt_seq FROM prompt_tags WHERE tag = ?)')
-        args.push(slugify(filters.tag))
-      }
-      const clause = where.join(' AND ')
-      const total = prepared<{ n: number }>(`SELECT count(*) AS n FROM prompts p WHERE ${clause}`).get(...args)!.n
-      const rows = prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE ${clause} ORDER BY ${ORDER[filters.sort]} LIMIT ? OFFSET ?`).all(
-        ...args,
-        filters.limit,
-        filters.offset,
-      )
-      return { items: rows.map(summary), total, limit: filters.limit, offset: filters.offset }
+      const page = { limit: filters.limit, offset: filters.offset }
+      const filter = { categoryId, subcategoryId: filters.subcategory, tag: filters.tag === undefined ? undefined : slugify(filters.tag) }
+      const { items, total } = await store.listPrompts(filter, filters.sort, page)
+      return { items: items.map(summary), total, ...page }
     },
 
-    /** The prompt for /api/prompts/{id}, or null. */
-    prompt(id: string) {
-      const row = prepared<SummaryRow & { content: string }>(`SELECT ${SUMMARY_COLUMNS}, p.content FROM prompts p WHERE p.id = ?`).get(id.toLowerCase())
-      if (!row) return null
-      return { ...summary(row), content: row.content, variables: parseVariables(row.content) }
+    /** The prompt for /api/prompts/{id}, unmetered, or null. */
+    prompt,
+
+    /**
+     * /api/prompts/{id}: the lookup comes first (an unknown prompt costs nothing), then the
+     * daily meter: free and anonymous callers open a number of distinct prompts per UTC day.
+     */
+    async openPrompt(id: string, caller: Caller): Promise<{ prompt: Prompt; quota: DailyQuota }> {
+      const found = await prompt(id)
+      if (!found) throw notFound('There is no prompt with this id.')
+      const limit = TIER_LIMITS[caller.user?.tier ?? 'free'].prompts_per_day
+      const subject = caller.user ? userSubject(caller.user.id) : addressSubject(caller.address)
+      const result = await usage.consume({ subject, metric: 'prompts', limit, item: found.id })
+      if (!result.allowed) throw dailyLimitReached(result.quota, 'prompt views')
+      return { prompt: found, quota: result.quota }
+    },
+
+    /** Title and category of the prompts that exist among `ids` (favorites show them). */
+    async promptTitles(ids: string[]): Promise<Map<string, { title: string; category_id: string }>> {
+      const rows = await store.titles(ids)
+      return new Map(rows.map((r) => [r.id, { title: r.title, category_id: r.categoryId }]))
     },
 
     /**
      * Full-text search in two tiers: prompts whose title, description or tags hold every word
-     * come first, ranked by weighted bm25 over those fields (a small index, so ranking stays
-     * cheap); prompts that match only with their content follow, newest first.
+     * come first, best first; prompts that match only with their content follow, newest first.
      */
-    search(q: string, filters: { category?: string; subcategory?: string; tag?: string } & Page) {
-      const terms = searchTerms(q)
+    async search(q: string, filters: { category?: string; subcategory?: string; tag?: string } & Page): Promise<SearchPage> {
       const { limit, offset } = filters
       const empty = { items: [], total: 0, limit, offset }
+      const terms = searchTerms(q)
       if (!terms) return empty
-      const facets: string[] = []
-      if (filters.category !== undefined) facets.push(categoryFacet(filters.category))
-      if (filters.subcategory !== undefined) facets.push(subcategoryFacet(filters.subcategory))
-      if (filters.tag !== undefined) {
-        const tag = slugify(filters.tag)
-        if (tag === '') return empty
-        facets.push(tagFacet(tag))
-      }
-      const last = terms.words[terms.words.length - 1]!
-      const completions = terms.prefix ? completionsFor(last) : undefined
-      const match = ftsExpression(terms, facets, completions)
-
-      const total = Math.min(countMatches.get(match)!.n, SEARCH_COUNT_CAP)
-      if (offset >= total) return { ...empty, total }
-      const end = Math.min(offset + limit, total)
-      const heads = headPage.get(match, end - offset, offset)!
-      const headSeqs = JSON.parse(heads.page) as number[]
-      const contentSeqs: number[] = []
-      if (offset + headSeqs.length < end) {
-        const tailOffset = Math.max(0, offset - heads.n)
-        for (const r of contentOnlyPage.all(match, match, end - offset - headSeqs.length, tailOffset)) contentSeqs.push(r.seq)
-      }
-      const seqs = [...headSeqs, ...contentSeqs]
-      if (seqs.length === 0) return { ...empty, total }
-      const rows = new Map(
-        prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${seqs.map(() => '?').join(',')})`)
-          .all(...seqs)
-          .map((r) => [r.seq, r]),
+      const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
+      if (tag === '') return empty
+      const { total, hits } = await search.search(
+        { terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag },
+        { limit, offset },
+        SEARCH_COUNT_CAP,
       )
-      // A head match found its words in the title, description or tags: the snippet comes from
-      // there first (short texts), and the content is read only for content-only matches.
-      const contents = new Map<number, string>()
-      if (contentSeqs.length > 0) {
-        for (const r of prepared<{ seq: number; content: string }>(
-          `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${contentSeqs.map(() => '?').join(',')})`,
-        ).all(...contentSeqs)) {
-          contents.set(r.seq, r.content)
-        }
-      }
-      const items = seqs.flatMap((seq) => {
-        const r = rows.get(seq)
-        if (!r) return []
-        const content = contents.get(seq)
-        const texts = content === undefined ? [r.description, r.title, r.preview] : [content, r.description, r.title]
-        return [{ ...summary(r), snippet: snippet(texts, terms) }]
-      })
+      // A head match found its words in the title, description or tags: its snippet comes from
+      // there first; a content-only match's from its content.
+      const items = hits.map(({ prompt: p, content }) => ({
+        ...summary(p),
+        snippet: snippet(content === undefined ? [p.description, p.title, p.preview] : [content, p.description, p.title], terms),
+      }))
       return { items, total, limit, offset }
     },
   }
 }
 
-export type Catalogue = ReturnType<typeof createCatalogue>
+export type CatalogueService = ReturnType<typeof createCatalogueService>

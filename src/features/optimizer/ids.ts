@@ -38,7 +38,11 @@ export function cuidGenerator({
   random = cryptoRandom,
   counter = Math.floor(random() * INITIAL_COUNT_MAX),
   fingerprint = cuidHash(Object.keys(globalThis).toString() + entropy(FINGERPRINT_LENGTH, random)).substring(0, FINGERPRINT_LENGTH),
-}: { random?: () => number; counter?: number; fingerprint?: string } = {}): () => string {
+}: {
+  random?: () => number
+  counter?: number
+  fingerprint?: string
+} = {}): () => string {
   let count = counter
   return () => {
     const letter = String.fromCharCode(97 + Math.floor(random() * 26))

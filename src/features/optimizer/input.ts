@@ -1,33 +1,10 @@
-// The optimize request body: its schema (validated by Elysia, after authentication) and the
-// checks a JSON schema cannot express: lengths in code points, whitespace-only text, lone
-// surrogates and control characters.
-import { t } from 'elysia'
+// The optimize request body's checks that its schema (model.ts, validated by Elysia after
+// authentication) cannot express: lengths in code points, whitespace-only text, lone surrogates
+// and control characters.
 import { type FieldError, validationFailed } from '../../http/problem'
-import { StringEnum, strictObject } from '../../http/schemas'
 import { CONTROL_CHARS } from '../../http/text'
-import { MODE_IDS, type OptimizationMode } from './modes'
 import type { OptimizeRequest } from './engines/types'
-
-export const PROMPT_MAX_CHARS = 20_000
-export const TARGET_MODEL_MAX_CHARS = 100
-
-export const OptimizeBody = strictObject({
-  prompt: t.String({
-    minLength: 1,
-    // UTF-16 units: a loose bound here; the exact limit is counted in code points below
-    maxLength: PROMPT_MAX_CHARS * 2,
-    description: `the prompt to rewrite: 1–${PROMPT_MAX_CHARS.toLocaleString('en')} characters (Unicode code points), not only whitespace`,
-  }),
-  mode: StringEnum(MODE_IDS as [OptimizationMode, ...OptimizationMode[]], { description: 'one of the ids from GET /api/optimizer/modes' }),
-  target_model: t.Optional(
-    t.Nullable(
-      t.String({
-        maxLength: TARGET_MODEL_MAX_CHARS * 2,
-        description: `model-specific mode: the model the prompt is for, e.g. claude-3-5-sonnet, gpt-4o, gemini-1.5-pro, llama-3 (1–${TARGET_MODEL_MAX_CHARS} characters); other modes ignore it`,
-      }),
-    ),
-  ),
-})
+import { type OptimizeBody, PROMPT_MAX_CHARS, TARGET_MODEL_MAX_CHARS } from './model'
 
 /** Characters as people count them: code points, so an emoji is one, not two UTF-16 units. */
 function codePoints(text: string): number {
@@ -40,7 +17,7 @@ function codePoints(text: string): number {
 }
 
 /** Returns the engine request, or throws 422 validation_failed listing every problem. */
-export function parseOptimizeBody(body: typeof OptimizeBody.static): OptimizeRequest {
+export function parseOptimizeBody(body: OptimizeBody): OptimizeRequest {
   const errors: FieldError[] = []
   const { prompt, mode, target_model: targetModel } = body
   if (!prompt.isWellFormed()) errors.push({ path: '/prompt', message: 'must be valid Unicode text (it contains a lone surrogate)' })

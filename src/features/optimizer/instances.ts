@@ -1,6 +1,6 @@
 // The server processes sharing the database. Each registers itself at start and refreshes a
 // heartbeat; any of them can then tell that another has died and end the streams it left
-// `running` (history.ts), so a crash blocks nobody for long:
+// `running` (service.ts: sweepDeadInstances), so a crash blocks nobody for long:
 // - on the same host, a process is dead as soon as its pid is gone or belongs to another process
 //   (pid reuse, e.g. pid 1 in a restarted container: the kernel's start time differs);
 // - on any host, a process is dead when its heartbeat is older than HEARTBEAT_TIMEOUT_MS.
@@ -8,11 +8,10 @@
 // hostnames (the default for containers and pods).
 import { readFileSync } from 'node:fs'
 import { hostname as osHostname } from 'node:os'
-import { eq, inArray } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { type ServerInstanceRow, serverInstances } from './schema'
+import type { Logger } from '../../log'
+import type { OptimizerStore } from './store'
 
-/** How often a running server refreshes its heartbeat (and sweeps for dead ones). */
+/** How often a running server refreshes its heartbeat (and, as a job, sweeps for dead ones). */
 export const HEARTBEAT_EVERY_MS = 10_000
 /** A heartbeat older than this (six missed beats) means the process is gone. */
 export const HEARTBEAT_TIMEOUT_MS = 60_000
@@ -29,39 +28,37 @@ export function currentProcess(): ServerInstance {
   return { id: crypto.randomUUID(), hostname: osHostname(), pid: process.pid, processStart: processStartTime(process.pid) }
 }
 
-export function registerInstance(db: Db, self: ServerInstance, now = new Date()): void {
-  db.insert(serverInstances)
-    .values({ ...self, startedAt: now, heartbeatAt: now })
-    .onConflictDoUpdate({ target: serverInstances.id, set: { heartbeatAt: now } })
-    .run()
-}
-
 /**
- * Refreshes this instance's heartbeat. Registers it again if another instance took it for dead
- * and removed it (a heartbeat that stalled for a minute): its later streams must count again.
+ * This process's registration, refreshed by a timer of its own on every instance. Not a job:
+ * on PostgreSQL a job runs on one instance at a time (db/jobs.ts), and a heartbeat skipped
+ * because another instance held the job's lock would get this live process taken for dead and
+ * its streams ended. The sweep of dead processes, which any one instance may do, is the job.
  */
-export function heartbeat(db: Db, self: ServerInstance, now = new Date()): void {
-  registerInstance(db, self, now)
+export function createHeartbeat(store: Pick<OptimizerStore, 'beat' | 'unregister'>, self: ServerInstance, log: Logger) {
+  let timer: ReturnType<typeof setInterval> | null = null
+  const beat = () => store.beat(self).catch((error: unknown) => log.error('optimizer heartbeat failed', { instance: self.id, error }))
+  return {
+    /** Registers this process (a failure stops the start) and beats every HEARTBEAT_EVERY_MS until stop(). */
+    async start(): Promise<void> {
+      await store.beat(self)
+      if (timer) return
+      timer = setInterval(() => void beat(), HEARTBEAT_EVERY_MS)
+      timer.unref()
+    },
+    /** Stops beating and removes the registration (a row still running is swept by another instance). */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer)
+      timer = null
+      await store.unregister(self.id)
+    },
+  }
 }
 
-export function unregisterInstance(db: Db, id: string): void {
-  db.delete(serverInstances).where(eq(serverInstances.id, id)).run()
-}
+/** A registration as the sweep sees it: who, and how old its heartbeat is. */
+export type Registration = Omit<ServerInstance, 'id'> & { heartbeatAgeMs: number }
 
-/** Removes the registrations of dead processes; returns their ids. */
-export function removeDeadInstances(db: Db, self: ServerInstance, now = new Date()): string[] {
-  const dead = db
-    .select()
-    .from(serverInstances)
-    .all()
-    .filter((other) => other.id !== self.id && isDead(other, self, now))
-    .map((other) => other.id)
-  if (dead.length > 0) db.delete(serverInstances).where(inArray(serverInstances.id, dead)).run()
-  return dead
-}
-
-export function isDead(other: ServerInstanceRow, self: ServerInstance, now: Date): boolean {
-  if (now.getTime() - other.heartbeatAt.getTime() > HEARTBEAT_TIMEOUT_MS) return true
+export function isDead(other: Registration, self: ServerInstance): boolean {
+  if (other.heartbeatAgeMs > HEARTBEAT_TIMEOUT_MS) return true
   if (other.hostname !== self.hostname) return false
   // One pid cannot be two live processes: an older registration with our pid is a previous life.
   if (other.pid === self.pid) return true

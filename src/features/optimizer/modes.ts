@@ -6,7 +6,7 @@ export const OPTIMIZATION_MODES = [
     id: 'enhance',
     label: 'Enhance & Clarify',
     description:
-      "Keeps the prompt and makes what it implies explicit: its rules as a checklist, and the labels, output form, length, tone, audience and language it asks for, in its own words. Nothing is invented and nothing is left to fill in.",
+      'Keeps the prompt and makes what it implies explicit: its rules as a checklist, and the labels, output form, length, tone, audience and language it asks for, in its own words. Nothing is invented and nothing is left to fill in.',
   },
   {
     id: 'structured',

@@ -2,24 +2,15 @@
 // (contract section 7).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
-import { NO_STORE, StringEnum, paginated, PaginationQuery, ProblemSchema, problems } from '../../http/schemas'
-import { OptimizeBody, parseOptimizeBody } from './input'
+import { clientGoneController, eventStreamResponse } from '../../http/event-stream'
+import { requestInfo } from '../../http/request-context'
+import { NO_STORE, PaginationQuery, ProblemSchema, problems } from '../../http/schemas'
+import type { Logger } from '../../log'
+import { rateLimitHeaders } from '../usage'
+import { parseOptimizeBody } from './input'
+import { HistoryPage, ModesResponse, OptimizeBody } from './model'
 import { OPTIMIZATION_MODES } from './modes'
-import { OPTIMIZATION_STATUSES } from './schema'
-import type { Optimizer } from './service'
-
-const Mode = t.Object({ id: t.String(), label: t.String(), description: t.String() })
-
-const HistoryItem = t.Object({
-  id: t.String({ description: 'cuid2; the id of the stream’s start and done events' }),
-  mode: t.String(),
-  prompt: t.String(),
-  optimized_prompt: t.Nullable(t.String({ description: 'null unless status is completed' })),
-  engine: t.String({ examples: ['builtin', 'openai-compatible'] }),
-  model: t.Nullable(t.String({ description: 'the upstream model; null for the built-in engine' })),
-  status: StringEnum(OPTIMIZATION_STATUSES, { description: 'running (stream still open), completed, failed or aborted' }),
-  created_at: t.String({ format: 'date-time' }),
-})
+import type { OptimizerService } from './service'
 
 const EVENT_STREAM_EXAMPLE = `event: start
 data: {"id":"tz4a98xxat96iws9zmbrgj3a","mode":"structured","engine":"builtin","model":null}
@@ -67,22 +58,37 @@ curl -N -X POST localhost:8000/api/optimizer/optimize -H "authorization: Bearer 
 const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema as never } } })
 
 export interface OptimizerRoutesDeps {
-  optimizer: Optimizer
+  optimizer: OptimizerService
   guard: AuthGuard
+  log: Logger
+  /** a `: ping` comment goes out after this much silence on a stream (15 s; tests shorten it) */
+  pingIntervalMs: number
 }
 
-export function optimizerRoutes({ optimizer, guard }: OptimizerRoutesDeps) {
+export function optimizerRoutes({ optimizer, guard, log, pingIntervalMs }: OptimizerRoutesDeps) {
   const modes = { items: OPTIMIZATION_MODES.map(({ id, label, description }) => ({ id, label, description })) }
 
   return new Elysia({ name: 'optimizer' })
     .use(guard)
     .get('/api/optimizer/modes', () => modes, {
-      response: { 200: t.Object({ items: t.Array(Mode) }) },
+      response: { 200: ModesResponse },
       detail: { tags: ['optimizer'], summary: 'The optimization modes' },
     })
     .post(
       '/api/optimizer/optimize',
-      ({ user, body, request }) => optimizer.start(user, parseOptimizeBody(body), request),
+      async ({ user, body, request }) => {
+        const input = parseOptimizeBody(body)
+        const requestId = requestInfo(request).id
+        // Refusals (429) are thrown by start(), before any byte of the stream.
+        const gone = clientGoneController(request)
+        const optimization = await optimizer.start(user, input, { signal: gone.signal, requestId })
+        return eventStreamResponse(optimization.events, {
+          gone,
+          pingIntervalMs,
+          headers: rateLimitHeaders(optimization.quota),
+          onError: (error) => log.error('optimizer stream crashed', { request_id: requestId, history_id: optimization.id, error }),
+        })
+      },
       {
         ...guard.jsonBody({ auth: true }, OptimizeBody),
         detail: {
@@ -100,23 +106,25 @@ export function optimizerRoutes({ optimizer, guard }: OptimizerRoutesDeps) {
             413: problemResponse('The body is over 1 MiB'),
             415: problemResponse('The body is not application/json'),
             422: problemResponse('The body is not valid (validation_failed, with errors)'),
-            429: problemResponse('daily_limit_reached (with limit, used, resets_at) or rate_limited (too many open streams); Retry-After says when to retry'),
+            429: problemResponse(
+              'daily_limit_reached (with limit, used, resets_at) or rate_limited (too many open streams); Retry-After says when to retry',
+            ),
           },
         },
       },
     )
     .get(
       '/api/optimizer/history',
-      ({ user, query, set }) => {
+      async ({ user, query, set }) => {
         const limit = query.limit ?? 20
         const offset = query.offset ?? 0
         Object.assign(set.headers, NO_STORE)
-        return { ...optimizer.history(user.id, limit, offset), limit, offset }
+        return { ...(await optimizer.history(user.id, limit, offset)), limit, offset }
       },
       {
         auth: true,
         query: t.Object(PaginationQuery),
-        response: { 200: paginated(HistoryItem), ...problems(401, 403, 422) },
+        response: { 200: HistoryPage, ...problems(401, 403, 422) },
         detail: { tags: ['optimizer'], summary: 'The user’s optimizations, newest first', security: [{ bearer: [] }] },
       },
     )

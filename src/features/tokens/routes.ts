@@ -1,47 +1,25 @@
 // /api/user/tokens: personal access tokens for scripts (contract section 3).
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
+import { NO_STORE, problems } from '../../http/schemas'
 import { cleanLabel } from '../../http/text'
-import { Int, NO_STORE, problems, strictObject } from '../../http/schemas'
-import { DEFAULT_EXPIRY_DAYS, type Tokens } from './service'
+import { CreatedToken, CreateTokenBody, DEFAULT_EXPIRY_DAYS, TOKEN_NAME_MAX, TokenSummary } from './model'
+import type { TokensService } from './service'
 
-const NAME_MAX = 100
-
-const Created = t.Object({
-  token_id: t.String(),
-  token: t.String({ description: 'plib_pat_… — shown once, never again' }),
-  name: t.String(),
-  expires_at: t.String({ format: 'date-time' }),
-})
-
-const Summary = t.Object({
-  token_id: t.String(),
-  name: t.String(),
-  created_at: t.String({ format: 'date-time' }),
-  expires_at: t.String({ format: 'date-time' }),
-  last_used_at: t.Nullable(t.String({ format: 'date-time' })),
-})
-
-export function tokensRoutes({ tokens, guard }: { tokens: Tokens; guard: AuthGuard }) {
+export function tokensRoutes({ tokens, guard }: { tokens: TokensService; guard: AuthGuard }) {
   return new Elysia({ name: 'tokens' })
     .use(guard)
     .post(
       '/api/user/tokens',
-      ({ user, body, set }) => {
-        const created = tokens.create(user, cleanLabel(body.name, '/name', NAME_MAX), body.expires_in_days ?? DEFAULT_EXPIRY_DAYS)
+      async ({ user, body, set }) => {
+        const created = await tokens.create(user, cleanLabel(body.name, '/name', TOKEN_NAME_MAX), body.expires_in_days ?? DEFAULT_EXPIRY_DAYS)
         set.status = 201
         Object.assign(set.headers, NO_STORE)
         return created
       },
       {
-        ...guard.jsonBody(
-          { jwtOnly: true, minTier: 'starter' },
-          strictObject({
-            name: t.String({ maxLength: 1000, description: `a label, 1–${NAME_MAX} characters after trimming` }),
-            expires_in_days: t.Optional(Int({ minimum: 1, maximum: 365, default: DEFAULT_EXPIRY_DAYS, description: '1–365, default 90 (the advised maximum)' })),
-          }),
-        ),
-        response: { 201: Created, ...problems(400, 401, 403, 413, 415, 422) },
+        ...guard.jsonBody({ jwtOnly: true, minTier: 'starter' }, CreateTokenBody),
+        response: { 201: CreatedToken, ...problems(400, 401, 403, 413, 415, 422) },
         detail: {
           tags: ['tokens'],
           summary: 'Create a personal access token (needs a JWT; starter tier or higher)',
@@ -51,9 +29,9 @@ export function tokensRoutes({ tokens, guard }: { tokens: Tokens; guard: AuthGua
         },
       },
     )
-    .get('/api/user/tokens', ({ user }) => ({ items: tokens.list(user.id) }), {
+    .get('/api/user/tokens', async ({ user }) => ({ items: await tokens.list(user.id) }), {
       auth: true,
-      response: { 200: t.Object({ items: t.Array(Summary) }), ...problems(401, 403) },
+      response: { 200: t.Object({ items: t.Array(TokenSummary) }), ...problems(401, 403) },
       detail: {
         tags: ['tokens'],
         summary: 'The user’s tokens that are not revoked, newest first (never the secret)',
@@ -62,8 +40,8 @@ export function tokensRoutes({ tokens, guard }: { tokens: Tokens; guard: AuthGua
     })
     .delete(
       '/api/user/tokens/:token_id',
-      ({ user, params, set }) => {
-        tokens.revoke(user.id, params.token_id)
+      async ({ user, params, set }) => {
+        await tokens.revoke(user.id, params.token_id)
         set.status = 204
       },
       {

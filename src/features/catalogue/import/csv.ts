@@ -4,12 +4,13 @@
 // their line and field); rows land in --category, else `coding` when for_devs is TRUE, else
 // `general` (created when missing); `type` becomes a tag. A row's id is a UUID v5 of category +
 // title, so re-importing the file updates rows instead of duplicating them.
-import { type Db, writeTransaction } from '../../../db/client'
-import { createCatalogueStore, type PromptInput } from '../store'
-import { normaliseTags, previewOf, unstorable, uuidV5 } from '../text'
+import { normaliseTags, unstorable } from '../../../lib/text'
+import type { PromptInput } from '../store'
+import { previewOf, uuidV5 } from '../text'
 import { type CsvRecord, parseCsv } from './csv-parse'
 import { LIMITS } from './fields'
 import { newReport, type FileReport, type Progress } from './report'
+import type { ImportTarget } from './target'
 
 const KNOWN_COLUMNS = ['act', 'prompt', 'for_devs', 'type', 'contributor']
 
@@ -30,7 +31,7 @@ function describe(content: string): string {
   return previewOf(first, 160)
 }
 
-export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): FileReport {
+export async function importPromptsCsv(target: ImportTarget, text: string, opts: CsvImportOptions): Promise<FileReport> {
   const { file } = opts
   const report = newReport(file, 'csv')
   const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
@@ -81,7 +82,8 @@ export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): 
     if (title === '' || content === '' || title.length > LIMITS.title || content.length > LIMITS.content) continue
 
     const devFlag = forDevs === -1 ? '' : row.fields[forDevs]!.trim().toLowerCase()
-    if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false') warn(row.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
+    if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false')
+      warn(row.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
     const categoryId = opts.category ?? (devFlag === 'true' ? 'coding' : 'general')
     const id = uuidV5(`${categoryId}\n${title}`)
     const earlier = seen.get(id)
@@ -95,19 +97,18 @@ export function importPromptsCsv(db: Db, text: string, opts: CsvImportOptions): 
   // A later row with the same title replaces the earlier one.
   const latest = new Map(parsed.map((p) => [p.input.id, p]))
   const now = opts.now ?? Date.now()
-  writeTransaction(db, () => {
-    const store = createCatalogueStore(db)
+  const inputs = [...latest.values()].map((p) => p.input)
+  const bumped = await target.transaction(async (tx) => {
     let changed = false
-    for (const categoryId of new Set([...latest.values()].map((p) => p.input.categoryId))) changed = store.ensureCategory(categoryId, now) || changed
-    let done = 0
-    for (const { input } of latest.values()) {
-      const outcome = store.upsertPrompt(input, now)
-      report[outcome]++
-      if (++done % 1000 === 0) opts.onProgress?.(done, latest.size)
-    }
-    opts.onProgress?.(done, latest.size)
-    store.flushSearchIndex()
-    if (changed || report.created + report.updated > 0) store.bumpRevision()
+    for (const categoryId of new Set(inputs.map((p) => p.categoryId)))
+      changed = (await target.catalogue.ensureCategory(categoryId, now, tx)) || changed
+    const progress = (done: number) => done < inputs.length && opts.onProgress?.(done, inputs.length)
+    for (const outcome of await target.catalogue.upsertPrompts(inputs, now, tx, progress)) report[outcome]++
+    opts.onProgress?.(inputs.length, inputs.length)
+    if (!changed && report.created + report.updated === 0) return false
+    await target.catalogue.bumpRevision(tx)
+    return true
   })
+  if (bumped) await target.committed()
   return report
 }

@@ -1,7 +1,7 @@
 // Reads the fields of one imported record, collecting every problem instead of stopping at the
 // first, so a file's report lists all of them. A lone surrogate anywhere in a record (a "\ud800"
 // escape without its pair) refuses it: no text column can store one.
-import { cleanText, isSlug, normaliseTags, SLUG_MAX, unstorable } from '../text'
+import { cleanText, isSlug, normaliseTags, SLUG_MAX, unstorable } from '../../../lib/text'
 
 export const LIMITS = {
   title: 200,
@@ -98,7 +98,9 @@ export class RecordReader {
   }
 
   strings(key: string): string[] {
-    return this.stringArray(key).map((s) => cleanText(s).trim()).filter(Boolean)
+    return this.stringArray(key)
+      .map((s) => cleanText(s).trim())
+      .filter(Boolean)
   }
 
   integer(key: string, fallback: number): number {
@@ -140,5 +142,4 @@ export class RecordReader {
   }
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -24,7 +24,9 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
   const found = (at = i) => {
     if (at >= n) return 'the end of the file'
     const code = text.codePointAt(at)!
-    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0xd800 && code <= 0xdfff) ? `U+${hex4(code)}` : JSON.stringify(String.fromCodePoint(code))
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0xd800 && code <= 0xdfff)
+      ? `U+${hex4(code)}`
+      : JSON.stringify(String.fromCodePoint(code))
   }
   const fail = (message: string, at = i): never => {
     throw new Stop(at, message)

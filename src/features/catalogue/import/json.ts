@@ -2,13 +2,13 @@
 // `version`, and optional `categories`, `prompts` and `skills` arrays. The whole file is one
 // transaction: any error, and nothing is written. A prompt's title, description and content and a
 // skill's description and instructions are kept exactly (fields.ts, `exact`).
-import { type Db, writeTransaction } from '../../../db/client'
-import { createSkillStore, type SkillInput } from '../../skills/store'
-import { createCatalogueStore, type CategoryInput, type PromptInput, type SubcategoryInput } from '../store'
-import { UUID } from '../text'
+import type { Tx } from '../../../db/storage'
+import { UUID } from '../../../lib/text'
+import type { CategoryInput, PromptInput, SubcategoryInput } from '../store'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { findJsonSyntaxError } from './json-syntax'
 import { newReport, type FileReport, type Progress } from './report'
+import { BATCH, type ImportTarget, type SkillInput } from './target'
 import { invalidBytes, lineAndColumn } from './utf8'
 
 export const CATALOGUE_FORMAT = 'promptlib-catalogue'
@@ -27,10 +27,12 @@ export interface JsonImportOptions {
   text?: string
   onProgress?: Progress
   now?: number
+  /** join this transaction (the demo loader's) instead of running one of its own */
+  tx?: Tx
 }
 
 /** A catalogue file's text (from readUtf8File: bytes that were not UTF-8 are lone surrogates in it). */
-export function importCatalogueText(db: Db, text: string, opts: Omit<JsonImportOptions, 'text'>): FileReport {
+export async function importCatalogueText(target: ImportTarget, text: string, opts: Omit<JsonImportOptions, 'text'>): Promise<FileReport> {
   const report = newReport(opts.file, 'json')
   const fail = (line: number | null, message: string) => void report.errors.push({ file: opts.file, line, message })
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
@@ -50,10 +52,10 @@ export function importCatalogueText(db: Db, text: string, opts: Omit<JsonImportO
     }
     return report
   }
-  return importCatalogueData(db, data, { ...opts, text })
+  return importCatalogueData(target, data, { ...opts, text })
 }
 
-export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptions): FileReport {
+export async function importCatalogueData(target: ImportTarget, data: unknown, opts: JsonImportOptions): Promise<FileReport> {
   const { file } = opts
   const report = newReport(file, 'json')
   let lines: Map<string, number> | null = null
@@ -82,7 +84,11 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
     return value
   }
   // Reads every record of a section with `parse`, reporting its problems at the record's line.
-  function records<T>(name: Section, known: string[], parse: (r: RecordReader, index: number) => T | null): { value: T; line: () => number | null }[] {
+  function records<T>(
+    name: Section,
+    known: string[],
+    parse: (r: RecordReader, index: number) => T | null,
+  ): { value: T; line: () => number | null }[] {
     const out: { value: T; line: () => number | null }[] = []
     section(name).forEach((raw, index) => {
       const line = () => lineOf(name, index)
@@ -107,7 +113,11 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
         continue
       }
       const s = new RecordReader(raw, ['id', 'name', 'description'])
-      const sub = { id: s.slug('id', { required: true }), name: s.text('name', { required: true, max: LIMITS.name }), description: s.text('description', { max: LIMITS.description, fallback: '' }) }
+      const sub = {
+        id: s.slug('id', { required: true }),
+        name: s.text('name', { required: true, max: LIMITS.name }),
+        description: s.text('description', { max: LIMITS.description, fallback: '' }),
+      }
       r.errors.push(...s.errors.map((m) => `subcategories[${i}]: ${m}`))
       r.warnings.push(...s.warnings.map((m) => `subcategories[${i}]: ${m}`))
       if (sub.id && subs.some((x) => x.id === sub.id)) r.errors.push(`subcategories[${i}]: duplicate id "${sub.id}"`)
@@ -122,42 +132,51 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
     return { id, name, description: description ?? '', icon: icon ?? '', order, subcategories: subs }
   })
 
-  const prompts = records<PromptInput>('prompts', ['id', 'title', 'description', 'category', 'subcategory', 'tags', 'content', 'created_at', 'updated_at'], (r) => {
-    const rawId = r.record.id
-    const id = typeof rawId === 'string' && UUID.test(rawId) ? rawId.toLowerCase() : null
-    if (id === null) r.errors.push('"id" must be a UUID such as 3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f')
-    const title = r.text('title', { required: true, max: LIMITS.title, exact: true })
-    const description = r.text('description', { max: LIMITS.description, fallback: '', exact: true })
-    const categoryId = r.slug('category', { required: true })
-    const subcategoryId = r.slug('subcategory')
-    const tags = r.tags('tags')
-    const content = r.text('content', { required: true, max: LIMITS.content, exact: true })
-    const createdAt = r.timestamp('created_at')
-    const updatedAt = r.timestamp('updated_at')
-    if (id === null || title === null || categoryId === null || content === null) return null
-    return { id, title, description: description ?? '', categoryId, subcategoryId, tags, content, createdAt, updatedAt }
-  })
+  const prompts = records<PromptInput>(
+    'prompts',
+    ['id', 'title', 'description', 'category', 'subcategory', 'tags', 'content', 'created_at', 'updated_at'],
+    (r) => {
+      const rawId = r.record.id
+      const id = typeof rawId === 'string' && UUID.test(rawId) ? rawId.toLowerCase() : null
+      if (id === null) r.errors.push('"id" must be a UUID such as 3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f')
+      const title = r.text('title', { required: true, max: LIMITS.title, exact: true })
+      const description = r.text('description', { max: LIMITS.description, fallback: '', exact: true })
+      const categoryId = r.slug('category', { required: true })
+      const subcategoryId = r.slug('subcategory')
+      const tags = r.tags('tags')
+      const content = r.text('content', { required: true, max: LIMITS.content, exact: true })
+      const createdAt = r.timestamp('created_at')
+      const updatedAt = r.timestamp('updated_at')
+      if (id === null || title === null || categoryId === null || content === null) return null
+      return { id, title, description: description ?? '', categoryId, subcategoryId, tags, content, createdAt, updatedAt }
+    },
+  )
 
-  const skills = records<SkillInput>('skills', ['id', 'name', 'description', 'category', 'tags', 'license', 'compatibility', 'metadata', 'allowed_tools', 'files', 'instructions'], (r) => {
-    const name = r.slug('name', { required: true })
-    const id = r.slug('id') ?? name
-    if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
-    if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
-    const description = r.text('description', { required: true, max: 100_000, exact: true })
-    if (description !== null && description.length > LIMITS.skillDescription) r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
-    const skill = {
-      category: r.slug('category') ?? 'general',
-      tags: r.tags('tags'),
-      license: r.text('license', { max: 1000 }),
-      compatibility: r.text('compatibility', { max: 1000 }),
-      metadata: r.stringMap('metadata'),
-      allowedTools: r.strings('allowed_tools'),
-      files: r.strings('files'),
-      instructions: r.text('instructions', { required: true, max: LIMITS.content, exact: true }),
-    }
-    if (name === null || description === null || skill.instructions === null) return null
-    return { ...skill, id: name, name, description, instructions: skill.instructions }
-  })
+  const skills = records<SkillInput>(
+    'skills',
+    ['id', 'name', 'description', 'category', 'tags', 'license', 'compatibility', 'metadata', 'allowed_tools', 'files', 'instructions'],
+    (r) => {
+      const name = r.slug('name', { required: true })
+      const id = r.slug('id') ?? name
+      if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
+      if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
+      const description = r.text('description', { required: true, max: 100_000, exact: true })
+      if (description !== null && description.length > LIMITS.skillDescription)
+        r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
+      const skill = {
+        category: r.slug('category') ?? 'general',
+        tags: r.tags('tags'),
+        license: r.text('license', { max: 1000 }),
+        compatibility: r.text('compatibility', { max: 1000 }),
+        metadata: r.stringMap('metadata'),
+        allowedTools: r.strings('allowed_tools'),
+        files: r.strings('files'),
+        instructions: r.text('instructions', { required: true, max: LIMITS.content, exact: true }),
+      }
+      if (name === null || description === null || skill.instructions === null) return null
+      return { ...skill, id: name, name, description, instructions: skill.instructions }
+    },
+  )
 
   // Cross-record rules: unique ids within the file; prompts name a known category/subcategory.
   const dupes = <T>(items: { value: T; line: () => number | null }[], key: (v: T) => string, what: string) => {
@@ -171,12 +190,16 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
   dupes(categories, (c) => c.id, 'category id')
   dupes(prompts, (p) => p.id, 'prompt id')
   dupes(skills, (s) => s.id, 'skill name')
-  const store = createCatalogueStore(db)
   const fileSubs = new Map(categories.map((c) => [c.value.id, new Set(c.value.subcategories.map((s) => s.id))]))
+  const stored = await target.catalogue.categoryOutline([...new Set(prompts.map((p) => p.value.categoryId))], opts.tx)
   for (const { value, line } of prompts) {
-    if (!fileSubs.has(value.categoryId) && !store.categoryExists(value.categoryId)) {
+    if (!fileSubs.has(value.categoryId) && !stored.has(value.categoryId)) {
       fail(line(), `prompt ${value.id}: unknown category "${value.categoryId}" (define it in "categories")`)
-    } else if (value.subcategoryId && !fileSubs.get(value.categoryId)?.has(value.subcategoryId) && !store.subcategoryExists(value.categoryId, value.subcategoryId)) {
+    } else if (
+      value.subcategoryId &&
+      !fileSubs.get(value.categoryId)?.has(value.subcategoryId) &&
+      !stored.get(value.categoryId)?.has(value.subcategoryId)
+    ) {
       fail(line(), `prompt ${value.id}: category "${value.categoryId}" has no subcategory "${value.subcategoryId}"`)
     }
   }
@@ -184,34 +207,43 @@ export function importCatalogueData(db: Db, data: unknown, opts: JsonImportOptio
 
   const now = opts.now ?? Date.now()
   const outcome = (o: 'created' | 'updated' | 'unchanged') => void report[o]++
+  let bumped = false
   try {
-    writeTransaction(db, () => {
-      const skillStore = createSkillStore(db)
+    await target.transaction(async (tx) => {
       for (const { value } of categories) {
-        outcome(store.upsertCategory(value, now))
-        for (const sub of value.subcategories) store.upsertSubcategory(value.id, sub)
+        outcome(await target.catalogue.upsertCategory(value, now, tx))
+        for (const sub of value.subcategories) await target.catalogue.upsertSubcategory(value.id, sub, tx)
       }
       const total = prompts.length + skills.length
-      let done = 0
-      for (const { value } of prompts) {
-        outcome(store.upsertPrompt(value, now))
-        if (++done % 1000 === 0) opts.onProgress?.(done, total)
-      }
-      for (const { value } of skills) {
-        outcome(skillStore.upsertSkill(value, now))
-        done++
+      const progress = (done: number) => done < total && opts.onProgress?.(done, total)
+      for (const o of await target.catalogue.upsertPrompts(
+        prompts.map((p) => p.value),
+        now,
+        tx,
+        progress,
+      ))
+        outcome(o)
+      let done = prompts.length
+      for (let i = 0; i < skills.length; i += BATCH) {
+        const batch = skills.slice(i, i + BATCH).map((s) => s.value)
+        for (const o of await target.skills.upsertSkills(batch, now, tx)) outcome(o)
+        done += batch.length
       }
       opts.onProgress?.(done, total)
-      store.flushSearchIndex()
-      if (report.created + report.updated > 0) store.bumpRevision()
-    })
+      if (report.created + report.updated > 0) {
+        await target.catalogue.bumpRevision(tx)
+        bumped = true
+      }
+    }, opts.tx)
   } catch (error) {
     // A constraint the checks above did not foresee (another process changed the catalogue
     // meanwhile): the transaction rolled back; report it instead of crashing the import.
     if (!(error instanceof Error) || !/constraint/i.test(error.message)) throw error
     report.created = report.updated = report.unchanged = 0
     fail(null, `the import was rolled back: ${error.message}`)
+    return report
   }
+  if (bumped && !opts.tx) await target.committed()
   return report
 }
 

@@ -2,11 +2,11 @@
 // a skill folder or a folder of skill folders) and reports on every file.
 import { existsSync } from 'node:fs'
 import { extname } from 'node:path'
-import type { Db } from '../../../db/client'
 import { importPromptsCsv } from './csv'
 import { importCatalogueText } from './json'
 import { newReport, type FileReport, type Progress } from './report'
 import { importSkillFolder, isDirectory, skillFolders } from './skills-folder'
+import type { ImportTarget } from './target'
 import { readUtf8File } from './utf8'
 
 export interface ImportOptions {
@@ -15,7 +15,7 @@ export interface ImportOptions {
   onProgress?: (file: string, done: number, total: number) => void
 }
 
-export function importPaths(db: Db, paths: string[], opts: ImportOptions = {}): FileReport[] {
+export async function importPaths(target: ImportTarget, paths: string[], opts: ImportOptions = {}): Promise<FileReport[]> {
   const reports: FileReport[] = []
   for (const path of paths) {
     const progress: Progress = (done, total) => opts.onProgress?.(path, done, total)
@@ -32,10 +32,10 @@ export function importPaths(db: Db, paths: string[], opts: ImportOptions = {}): 
         report.errors.push({ file: path, line: null, message: 'no SKILL.md in this folder or in its subfolders' })
         reports.push(report)
       }
-      folders.forEach((folder, i) => {
-        reports.push(importSkillFolder(db, folder, { category: opts.category }))
+      for (const [i, folder] of folders.entries()) {
+        reports.push(await importSkillFolder(target, folder, { category: opts.category }))
         progress(i + 1, folders.length)
-      })
+      }
       continue
     }
     const extension = extname(path).toLowerCase()
@@ -56,8 +56,8 @@ export function importPaths(db: Db, paths: string[], opts: ImportOptions = {}): 
     }
     reports.push(
       extension === '.json'
-        ? importCatalogueText(db, text, { file: path, onProgress: progress })
-        : importPromptsCsv(db, text, { file: path, category: opts.category, onProgress: progress }),
+        ? await importCatalogueText(target, text, { file: path, onProgress: progress })
+        : await importPromptsCsv(target, text, { file: path, category: opts.category, onProgress: progress }),
     )
   }
   return reports

@@ -8,11 +8,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import { parseDocument } from 'yaml'
-import { type Db, writeTransaction } from '../../../db/client'
-import { createSkillStore, type SkillInput } from '../../skills/store'
-import { cleanText, isSlug, normaliseTags, unstorable } from '../text'
+import { cleanText, isSlug, normaliseTags, unstorable } from '../../../lib/text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { newReport, type FileReport } from './report'
+import type { ImportTarget, SkillInput } from './target'
 import { invalidBytes, readUtf8File } from './utf8'
 
 export const SKILL_FILE = 'SKILL.md'
@@ -65,7 +64,7 @@ export function splitAllowedTools(value: string): string[] {
   return tools
 }
 
-export function importSkillFolder(db: Db, folder: string, opts: { category?: string; now?: number } = {}): FileReport {
+export async function importSkillFolder(target: ImportTarget, folder: string, opts: { category?: string; now?: number } = {}): Promise<FileReport> {
   const file = join(folder, SKILL_FILE)
   const report = newReport(file, 'skill')
   const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
@@ -109,17 +108,22 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
 
   const name = front.name
   if (typeof name !== 'string' || name.trim() === '') fail(keyLine('name'), '"name" is required: the skill\'s kebab-case name')
-  else if (!isSlug(name)) fail(keyLine('name'), `"name" must be kebab-case (lowercase letters, digits, single hyphens), at most 64 characters (got "${name.slice(0, 80)}")`)
+  else if (!isSlug(name))
+    fail(keyLine('name'), `"name" must be kebab-case (lowercase letters, digits, single hyphens), at most 64 characters (got "${name.slice(0, 80)}")`)
   else if (RESERVED_SKILL_NAMES.includes(name)) fail(keyLine('name'), `the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
-  else if (name !== basename(folder)) warn(keyLine('name'), `"name" (${name}) differs from the folder name (${basename(folder)}); the skill is stored as "${name}"`)
+  else if (name !== basename(folder))
+    warn(keyLine('name'), `"name" (${name}) differs from the folder name (${basename(folder)}); the skill is stored as "${name}"`)
 
   const description = front.description
   const descriptionNul = typeof description === 'string' ? unstorable(description, { surrogates: false }) : null
-  if (typeof description !== 'string' || description.trim() === '') fail(keyLine('description'), '"description" is required: what the skill does and when to use it')
+  if (typeof description !== 'string' || description.trim() === '')
+    fail(keyLine('description'), '"description" is required: what the skill does and when to use it')
   else if (descriptionNul) fail(keyLine('description'), `"description" ${descriptionNul.problem}`)
   else {
-    if (description.length > LIMITS.skillDescription) warn(keyLine('description'), `"description" is ${description.length} characters; the limit is ${LIMITS.skillDescription}`)
-    if (/[<>]/.test(description)) warn(keyLine('description'), '"description" contains angle brackets (< or >), which the Agent Skills rules do not allow')
+    if (description.length > LIMITS.skillDescription)
+      warn(keyLine('description'), `"description" is ${description.length} characters; the limit is ${LIMITS.skillDescription}`)
+    if (/[<>]/.test(description))
+      warn(keyLine('description'), '"description" contains angle brackets (< or >), which the Agent Skills rules do not allow')
   }
   const license = r.text('license', { max: 1000 })
   const compatibility = r.text('compatibility', { max: 1000 })
@@ -128,8 +132,10 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
   const toolsRaw = front['allowed-tools']
   let allowedTools: string[] = []
   if (typeof toolsRaw === 'string') allowedTools = splitAllowedTools(toolsRaw)
-  else if (Array.isArray(toolsRaw) && toolsRaw.every((t) => typeof t === 'string')) allowedTools = toolsRaw.map((t) => cleanText(t).trim()).filter(Boolean)
-  else if (toolsRaw !== undefined && toolsRaw !== null) warn(keyLine('allowed-tools'), '"allowed-tools" must be a string or a list of strings; ignored')
+  else if (Array.isArray(toolsRaw) && toolsRaw.every((t) => typeof t === 'string'))
+    allowedTools = toolsRaw.map((t) => cleanText(t).trim()).filter(Boolean)
+  else if (toolsRaw !== undefined && toolsRaw !== null)
+    warn(keyLine('allowed-tools'), '"allowed-tools" must be a string or a list of strings; ignored')
   // The reader's messages start with the field they are about: "license" must be a string, …
   for (const m of r.errors) fail(keyLine(/^"([^".[]+)/.exec(m)?.[1] ?? ''), m)
   for (const m of r.warnings.slice(reported)) warn(1, m)
@@ -160,9 +166,9 @@ export function importSkillFolder(db: Db, folder: string, opts: { category?: str
     files: listFiles(folder, report, file),
     instructions: body,
   }
-  writeTransaction(db, () => {
-    report[createSkillStore(db).upsertSkill(skill, opts.now)]++
-  })
+  const now = opts.now ?? Date.now()
+  const [outcome] = await target.transaction((tx) => target.skills.upsertSkills([skill], now, tx))
+  report[outcome!]++
   return report
 }
 

@@ -41,7 +41,8 @@ const TASK_ROLES: Partial<Record<TaskType, string>> = {
 const CREATIVE_WRITER = 'You are a skilled creative writer with a strong ear for language and imagery.'
 const WRITER = 'You are a skilled writer who writes clear, well-judged text in the right tone for its reader.'
 const SQL_ROLE = 'You are an experienced database engineer who writes correct, efficient SQL.'
-const TECHNICAL_WRITER = 'You are a software engineer and experienced technical writer who explains technical topics accurately and in plain language.'
+const TECHNICAL_WRITER =
+  'You are a software engineer and experienced technical writer who explains technical topics accurately and in plain language.'
 
 function inferredRole(analysis: PromptAnalysis): string {
   const byTask = TASK_ROLES[analysis.taskType]
@@ -110,7 +111,8 @@ export function buildBrief(analysis: PromptAnalysis): Brief {
     facts: facts(analysis),
   }
   if (analysis.sectioned) fromSections(brief, analysis.sectioned.sections)
-  else if (keepsOrder(analysis)) brief.task.push(analysis.text) // examples and a final slot stay as written
+  else if (keepsOrder(analysis))
+    brief.task.push(analysis.text) // examples and a final slot stay as written
   else fromSegments(brief, analysis)
   if (brief.role === null && analysis.userRole === null) brief.role = inferredRole(analysis)
   brief.output = outputLines(analysis, brief.userOutput !== null)
@@ -159,8 +161,11 @@ function fromSegments(brief: Brief, analysis: PromptAnalysis) {
   // So is a clause that names the labels: the output form lists them.
   const restated = (clause: string) => {
     const lower = clause.toLowerCase()
-    return written.includes(lower) || analysis.lengths.some((length) => lower.includes(length.toLowerCase())) ||
+    return (
+      written.includes(lower) ||
+      analysis.lengths.some((length) => lower.includes(length.toLowerCase())) ||
       analysis.labels.filter((label) => clause.includes(label)).length >= 2
+    )
   }
   brief.userRules = [...rules, ...analysis.constraintClauses.filter((clause) => !restated(clause))]
 }

@@ -6,33 +6,57 @@ const keywords = (list: string): ReadonlySet<string> => new Set(list.trim().spli
 
 // Ordered by priority: on a tie the earlier domain wins.
 const DOMAIN_KEYWORDS: readonly (readonly [Domain, ReadonlySet<string>])[] = [
-  ['code', keywords(`
+  [
+    'code',
+    keywords(`
     algorithm api apis backend bash bug bugs bun cli code coding compile compiler css database debug deno
     docker endpoint error exception frontend function functions git github golang html java javascript
     kotlin kubernetes library npm php program programming python react refactor regex repo repository
-    ruby rust script server software sql stacktrace swift typescript vue`)],
-  ['data', keywords(`
+    ruby rust script server software sql stacktrace swift typescript vue`),
+  ],
+  [
+    'data',
+    keywords(`
     analytics average chart charts correlation csv dashboard data dataset datasets excel kpi kpis median
-    metric metrics pandas regression spreadsheet statistical statistics survey trend trends`)],
-  ['math', keywords(`
+    metric metrics pandas regression spreadsheet statistical statistics survey trend trends`),
+  ],
+  [
+    'math',
+    keywords(`
     algebra calculate calculus derivative equation equations geometry integral math mathematics maths
-    percent percentage probability proof prove theorem`)],
-  ['marketing', keywords(`
+    percent percentage probability proof prove theorem`),
+  ],
+  [
+    'marketing',
+    keywords(`
     ad ads advert advertising brand branding campaign conversion copy copywriting cta headline headlines
     instagram landing launch linkedin marketing newsletter product promo promotion sales seo slogan tagline
-    tweet`)],
-  ['research', keywords(`
+    tweet`),
+  ],
+  [
+    'research',
+    keywords(`
     academic citation citations evidence hypothesis journal literature paper papers research sources
-    studies study thesis`)],
-  ['education', keywords(`
+    studies study thesis`),
+  ],
+  [
+    'education',
+    keywords(`
     classroom course curriculum exam homework learn learners learning lesson lessons quiz student students
-    teach teaching tutorial`)],
-  ['business', keywords(`
+    teach teaching tutorial`),
+  ],
+  [
+    'business',
+    keywords(`
     budget business company competitor competitors hiring investors management meeting okr okrs pitch
-    proposal revenue roadmap stakeholder stakeholders startup strategy`)],
-  ['writing', keywords(`
+    proposal revenue roadmap stakeholder stakeholders startup strategy`),
+  ],
+  [
+    'writing',
+    keywords(`
     article blog chapter character essay fiction haiku narrative novel paragraph plot poem proofread prose
-    story`)],
+    story`),
+  ],
 ]
 
 /**

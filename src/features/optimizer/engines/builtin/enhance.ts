@@ -39,6 +39,11 @@ function addToWholePrompt(analysis: PromptAnalysis, brief: Brief): string {
 
 /** A bare request (no material, no rules, no stated form) gets leave to make and state assumptions. */
 function leavesDetailsOpen(analysis: PromptAnalysis, brief: Brief): boolean {
-  return brief.context.length === 0 && brief.userRules.length === 0 && analysis.output.phrases.length === 0 && !analysis.output.exclusive &&
+  return (
+    brief.context.length === 0 &&
+    brief.userRules.length === 0 &&
+    analysis.output.phrases.length === 0 &&
+    !analysis.output.exclusive &&
     analysis.labels.length === 0
+  )
 }

@@ -30,15 +30,23 @@ function writeExamplesFirst(analysis: PromptAnalysis, form: readonly string[]): 
   const count = labels.length > 0 ? Math.min(Math.max(labels.length, 2), MAX_EXAMPLES) : 3
   const inputs = analysis.subject ? ` (here: ${analysis.subject})` : ''
   const labelRule =
-    labels.length > 0 ? ` Together they use each of these labels at least once, written exactly as shown, and no label outside this list: ${labels.join(', ')}.` : ''
+    labels.length > 0
+      ? ` Together they use each of these labels at least once, written exactly as shown, and no label outside this list: ${labels.join(', ')}.`
+      : ''
   const variety =
-    count === 2 ? 'Make one a clear-cut case and one a harder, borderline case.' : count === 3 ? 'Make one a typical case, one a harder case and one an edge case.' : 'Include a typical case, a harder case and an edge case.'
+    count === 2
+      ? 'Make one a clear-cut case and one a harder, borderline case.'
+      : count === 3
+        ? 'Make one a typical case, one a harder case and one an edge case.'
+        : 'Include a typical case, a harder case and an edge case.'
   // "Nothing before or after it" is about the real answer; the examples come before it by design.
   const exampleForm = form.filter((line) => line !== ONLY_THE_ANSWER)
   const only = form.includes(ONLY_THE_ANSWER) ? ', and nothing else in that section' : ''
   return paragraphs(
     `## Examples first\nBefore answering, write ${count} short worked examples of this task, each a realistic input of the kind the task is about${inputs} followed by its correct output.${labelRule} ${variety}`,
-    exampleForm.length > 0 ? `Give every example's output in exactly the form the real answer must take:\n${list(exampleForm)}` : "Give every example's output in exactly the form the real answer must take.",
+    exampleForm.length > 0
+      ? `Give every example's output in exactly the form the real answer must take:\n${list(exampleForm)}`
+      : "Give every example's output in exactly the form the real answer must take.",
     `Then handle the real request in the same way. Put the examples under a \`### Examples\` heading, each as an \`Input:\` line and an \`Output:\` line, and the real answer under \`### Answer\`${only}.`,
   )
 }

@@ -13,9 +13,12 @@ const SEARCHED_CHARS = 6000
 const CLASSIFY_CUE =
   /\b(?:classify|classifies|classification|categori[sz]e|categories|category|label|labels|labell?ing|tag|triage|sentiment|spam|intent|decide whether|determine whether|is (?:this|it) (?:a|an)?)\b|分類|いずれか|分类|clasifica|classifie|klassifizier|kategorisier/i
 
-const VERB_AS = /\b(?:classify|categori[sz]e|label|tag|triage|rate|mark|flag|sort|bucket|group)\b[^.?!\n]{0,100}?\b(?:as|into|with|under)\s+(?:either\s+)?/gi
-const ONE_OF = /\b(?:one of|choose from|pick from|select from|exactly one of|one label from|one category from|one value from)(?:\s+the following|\s+these)?(?:\s+(?:labels?|categories|classes|options|values|tags))?\s*:?\s*/gi
-const HEADER = /(?:^|[.!?]\s+)(?:[-*]\s*)?(?:the\s+)?(?:allowed |possible |valid |available )?(?:labels?|categories|classes|options|tags|sentiments?|intents?|values)(?:\s+(?:are|to use|allowed))?[ \t]*:[ \t]*(.*)$/gim
+const VERB_AS =
+  /\b(?:classify|categori[sz]e|label|tag|triage|rate|mark|flag|sort|bucket|group)\b[^.?!\n]{0,100}?\b(?:as|into|with|under)\s+(?:either\s+)?/gi
+const ONE_OF =
+  /\b(?:one of|choose from|pick from|select from|exactly one of|one label from|one category from|one value from)(?:\s+the following|\s+these)?(?:\s+(?:labels?|categories|classes|options|values|tags))?\s*:?\s*/gi
+const HEADER =
+  /(?:^|[.!?]\s+)(?:[-*]\s*)?(?:the\s+)?(?:allowed |possible |valid |available )?(?:labels?|categories|classes|options|tags|sentiments?|intents?|values)(?:\s+(?:are|to use|allowed))?[ \t]*:[ \t]*(.*)$/gim
 const SLASHED = /[([]\s*([^()[\]\n/|]{1,40}(?:[/|][^()[\]\n/|]{1,40}){1,11})[)\]]/g
 const JAPANESE_QUOTED = /「([^」\n]{1,30})」/g
 const EXAMPLE_LINE = /^(label|sentiment|category|class|classification|intent|tag|answer|output|verdict)\s*:[ \t]*(.*)$/gim
@@ -25,12 +28,67 @@ const ITEM_SPLIT = /\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+|\s*\/\s*|\s*\|\
 const LIST_END = /[.;!?\n(:]|\s-\s|$/
 /** A word that starts something other than a label ("… or negative and explain why"). */
 const NOT_A_LABEL_START = new Set([
-  'the', 'their', 'his', 'her', 'its', 'your', 'my', 'our', 'any', 'all', 'each', 'every', 'some', 'this', 'that', 'these',
-  'those', 'which', 'who', 'it', 'them', 'they', 'you', 'if', 'when', 'so', 'then', 'based', 'depending', 'according', 'using',
-  'because', 'given', 'whether', 'possible', 'else', 'per',
+  'the',
+  'their',
+  'his',
+  'her',
+  'its',
+  'your',
+  'my',
+  'our',
+  'any',
+  'all',
+  'each',
+  'every',
+  'some',
+  'this',
+  'that',
+  'these',
+  'those',
+  'which',
+  'who',
+  'it',
+  'them',
+  'they',
+  'you',
+  'if',
+  'when',
+  'so',
+  'then',
+  'based',
+  'depending',
+  'according',
+  'using',
+  'because',
+  'given',
+  'whether',
+  'possible',
+  'else',
+  'per',
 ])
 /** Words that end the last label: "neutral | based on the tone". */
-const LAST_ITEM_STOP = new Set(['based', 'depending', 'according', 'using', 'for', 'from', 'in', 'with', 'by', 'if', 'when', 'so', 'because', 'given', 'to', 'as', 'then', 'where', 'only', 'per'])
+const LAST_ITEM_STOP = new Set([
+  'based',
+  'depending',
+  'according',
+  'using',
+  'for',
+  'from',
+  'in',
+  'with',
+  'by',
+  'if',
+  'when',
+  'so',
+  'because',
+  'given',
+  'to',
+  'as',
+  'then',
+  'where',
+  'only',
+  'per',
+])
 
 /** The labels the prompt names, in its order, or [] when it names none. */
 export function findLabels(prose: string): string[] {
@@ -39,12 +97,7 @@ export function findLabels(prose: string): string[] {
   if (strong) return strong
   // Weaker signs (quoted or slashed lists, examples' values) count only in a labelling task.
   if (!CLASSIFY_CUE.test(text)) return []
-  return (
-    japaneseQuoted(text) ??
-    slashed(text) ??
-    fromExamples(text) ??
-    []
-  )
+  return japaneseQuoted(text) ?? slashed(text) ?? fromExamples(text) ?? []
 }
 
 function fromHeader(text: string): string[] | null {

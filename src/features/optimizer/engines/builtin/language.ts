@@ -6,7 +6,9 @@ const SAMPLE_CHARS = 1500
 
 const STOPWORDS: Record<string, ReadonlySet<string>> = {
   English: new Set('the and is are a an of to in for with this that it on be you your my please what how write'.split(' ')),
-  German: new Set('der die das und ist nicht ein eine mit für auf mein meine bitte ich du wir zu im den dem des ob oder sind schreibe erkläre'.split(' ')),
+  German: new Set(
+    'der die das und ist nicht ein eine mit für auf mein meine bitte ich du wir zu im den dem des ob oder sind schreibe erkläre'.split(' '),
+  ),
   French: new Set('le la les et est une un des pour dans ce cette avec sans du au sur pas je vous ton plus qui que mon ma'.split(' ')),
   Spanish: new Set('el la los las y es un una para en con por del al que siguiente texto mi su como más sin'.split(' ')),
   Italian: new Set('il lo gli e è un una per con che della questo questa non mi sono nel alla'.split(' ')),

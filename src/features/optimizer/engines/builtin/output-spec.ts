@@ -33,17 +33,30 @@ const CUES: readonly Cue[] = [
   { kind: 'yaml', pattern: /\b(?:(?:a|an|valid)\s+)?YAML\b/gi, toClauseEnd: true },
   {
     kind: 'table',
-    pattern: /\b(?:(?:in|as|into|output|return|produce|create|make|give|format it as|present it as|using)\s+)(?:a|an|one)\s+(?:[\w-]+\s+){0,2}?table\b|\b(?:a|an)\s+(?:[\w-]+\s+){0,2}?table\s+with\s+(?:the\s+)?(?:columns?|headers?|rows?)\b/gi,
+    pattern:
+      /\b(?:(?:in|as|into|output|return|produce|create|make|give|format it as|present it as|using)\s+)(?:a|an|one)\s+(?:[\w-]+\s+){0,2}?table\b|\b(?:a|an)\s+(?:[\w-]+\s+){0,2}?table\s+with\s+(?:the\s+)?(?:columns?|headers?|rows?)\b/gi,
     toClauseEnd: true,
   },
-  { kind: 'numbered', pattern: new RegExp(String.raw`\b(?:(?:a|an|one)\s+)?(?:${NUMBER}[ -](?:item\s+)?)?numbered\s+(?:list|steps)\b`, 'gi'), toClauseEnd: false },
+  {
+    kind: 'numbered',
+    pattern: new RegExp(String.raw`\b(?:(?:a|an|one)\s+)?(?:${NUMBER}[ -](?:item\s+)?)?numbered\s+(?:list|steps)\b`, 'gi'),
+    toClauseEnd: false,
+  },
   {
     kind: 'bullets',
-    pattern: new RegExp(String.raw`\b(?:${NUMBER}\s+)?(?:(?:short|concise|brief|key)\s+)?(?:bullet[ -]?points?|bullets|bulleted list|bullet list)\b|\bas (?:a )?(?:bullets|bulleted list|bullet points)\b`, 'gi'),
+    pattern: new RegExp(
+      String.raw`\b(?:${NUMBER}\s+)?(?:(?:short|concise|brief|key)\s+)?(?:bullet[ -]?points?|bullets|bulleted list|bullet list)\b|\bas (?:a )?(?:bullets|bulleted list|bullet points)\b`,
+      'gi',
+    ),
     toClauseEnd: false,
   },
   { kind: null, pattern: new RegExp(String.raw`\b${NUMBER}\s+sections?\b`, 'gi'), toClauseEnd: true },
-  { kind: null, pattern: /\b\d+-(?:word|page|minute|sentence|line|character)\s+(?:paragraph|summary|intro|introduction|description|bio|abstract|answer|reply|post|article|essay|email)\b/gi, toClauseEnd: false },
+  {
+    kind: null,
+    pattern:
+      /\b\d+-(?:word|page|minute|sentence|line|character)\s+(?:paragraph|summary|intro|introduction|description|bio|abstract|answer|reply|post|article|essay|email)\b/gi,
+    toClauseEnd: false,
+  },
   { kind: null, pattern: /\bone\s+(?:\w+\s+){0,2}per\s+line\b/gi, toClauseEnd: false },
   { kind: 'code', pattern: /\b(?:in|as)\s+(?:a\s+)?(?:fenced\s+)?code\s+block\b/gi, toClauseEnd: false },
 ]

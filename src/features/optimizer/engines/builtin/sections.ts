@@ -28,8 +28,14 @@ const kinds = (kind: SectionKind, names: string) => {
 kinds('role', 'role, persona, identity, system, who you are, your role')
 kinds('context', 'context, background, situation, about, audience, data, input, inputs, material, document, source, text, details, information')
 kinds('task', 'task, tasks, instructions, instruction, goal, goals, objective, objectives, request, question, your task, what to do, steps, job')
-kinds('constraints', 'constraints, rules, requirements, guidelines, restrictions, limitations, notes, dos and donts, style, tone, style guide, boundaries, do not')
-kinds('output', 'output, output format, format, response format, answer format, output requirements, deliverable, deliverables, expected output, response')
+kinds(
+  'constraints',
+  'constraints, rules, requirements, guidelines, restrictions, limitations, notes, dos and donts, style, tone, style guide, boundaries, do not',
+)
+kinds(
+  'output',
+  'output, output format, format, response format, answer format, output requirements, deliverable, deliverables, expected output, response',
+)
 kinds('examples', 'examples, example, sample, samples, few-shot examples, demonstrations')
 
 const MAX_HEADING_LENGTH = 40
@@ -116,7 +122,8 @@ export function findSections(text: string): Sections | null {
   if (recognised(xml) >= 2 && xml.every((heading) => heading.closeLine !== undefined)) return { sections: cutXml(lines, xml), style: { kind: 'xml' } }
   // "Text: …" / "Sentiment: …" repeated is a list of examples or records, not sections.
   const labelNames = labels.map((heading) => heading.heading.toLowerCase())
-  if (recognised(labels) >= 2 && new Set(labelNames).size === labelNames.length) return { sections: cut(lines, labels, 'label'), style: { kind: 'label' } }
+  if (recognised(labels) >= 2 && new Set(labelNames).size === labelNames.length)
+    return { sections: cut(lines, labels, 'label'), style: { kind: 'label' } }
   return null
 }
 
@@ -128,7 +135,10 @@ function levelOf(lines: readonly string[], headings: readonly Heading[]): number
 /** Markdown and label sections run from their heading to the next heading. */
 function cut(lines: readonly string[], headings: readonly Heading[], style: 'markdown' | 'label'): Section[] {
   const sections: Section[] = []
-  const preamble = lines.slice(0, headings[0]?.line ?? 0).join('\n').trim()
+  const preamble = lines
+    .slice(0, headings[0]?.line ?? 0)
+    .join('\n')
+    .trim()
   if (preamble) sections.push({ heading: null, kind: 'other', body: preamble, text: preamble })
   headings.forEach((heading, index) => {
     const end = headings[index + 1]?.line ?? lines.length
@@ -151,7 +161,10 @@ function cutXml(lines: readonly string[], headings: readonly Heading[]): Section
   for (const heading of headings) {
     loose(heading.line)
     const close = heading.closeLine ?? heading.line
-    const text = lines.slice(heading.line, close + 1).join('\n').trim()
+    const text = lines
+      .slice(heading.line, close + 1)
+      .join('\n')
+      .trim()
     const inner = text.slice(heading.heading.length + 2, text.length - heading.heading.length - 3).trim()
     sections.push({ heading: heading.heading, kind: heading.kind ?? 'other', body: inner, text })
     next = close + 1

@@ -18,7 +18,14 @@ import { type Block, PhraseSet, type Token, type Tokenized, truncateAtWord, uniq
 
 const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'our', 'your', 'their', 'his', 'her', 'some', 'all', 'other'])
 const EXPLICIT_AUDIENCE = new PhraseSet([
-  'audience is', 'audience are', 'aimed at', 'targeted at', 'targeting', 'geared towards', 'geared toward', 'intended for',
+  'audience is',
+  'audience are',
+  'aimed at',
+  'targeted at',
+  'targeting',
+  'geared towards',
+  'geared toward',
+  'intended for',
   'readers are',
 ])
 const LIKE_IM_FIVE = new PhraseSet(["i'm five", "i'm 5", 'i am five', 'i am 5'])
@@ -32,13 +39,7 @@ function breaksPhrase(text: string, from: number, to: number): boolean {
 }
 
 /** Tokens after index `from` up to the next punctuation or stopword, at most `max` of them. */
-function phraseAfter(
-  text: string,
-  tokens: readonly Token[],
-  from: number,
-  max: number,
-  stopwords: ReadonlySet<string> = PHRASE_STOPWORDS,
-): Token[] {
+function phraseAfter(text: string, tokens: readonly Token[], from: number, max: number, stopwords: ReadonlySet<string> = PHRASE_STOPWORDS): Token[] {
   const phrase: Token[] = []
   for (let j = from; j < tokens.length && phrase.length < max; j++) {
     const token = tokens[j]
@@ -104,7 +105,12 @@ export function detectLengths({ text, tokens, words }: Tokenized): string[] {
     if (isNumberToken(word) && (words[unitIndex] === 'bullet' || words[unitIndex] === 'short')) unitIndex++
     if (!isNumberToken(word) || !LENGTH_UNITS.has(words[unitIndex] ?? '')) continue
     // "10 tagline ideas", "3 short bullet points": the whole unit
-    while (unitIndex + 1 < tokens.length && LENGTH_UNITS.has(words[unitIndex + 1] ?? '') && !breaksPhrase(text, tokens[unitIndex]!.end, tokens[unitIndex + 1]!.start)) unitIndex++
+    while (
+      unitIndex + 1 < tokens.length &&
+      LENGTH_UNITS.has(words[unitIndex + 1] ?? '') &&
+      !breaksPhrase(text, tokens[unitIndex]!.end, tokens[unitIndex + 1]!.start)
+    )
+      unitIndex++
     const qualifierStart = findQualifierStart(words, i)
     found.push(text.slice(tokens[qualifierStart]?.start ?? 0, tokens[unitIndex]?.end ?? 0))
     i = unitIndex
@@ -139,7 +145,13 @@ export function detectTones({ words }: Tokenized): string[] {
 }
 
 const PURPOSE_OPENERS = new PhraseSet([
-  'so that', 'in order to', 'the goal is', 'my goal is', 'our goal is', 'the purpose is', 'it will be used',
+  'so that',
+  'in order to',
+  'the goal is',
+  'my goal is',
+  'our goal is',
+  'the purpose is',
+  'it will be used',
   "it'll be used",
 ])
 

@@ -120,7 +120,14 @@ function collectSentences(blocks: readonly Block[]): SentenceRef[] {
     for (const span of splitSentences(line.text)) {
       const text = line.text.slice(span.start, span.end)
       sentences.push({
-        kind: 'other', verb: null, constraintAt: -1, block: line.block, text, start: span.start, segmentKind: 'context', isMainTask: false,
+        kind: 'other',
+        verb: null,
+        constraintAt: -1,
+        block: line.block,
+        text,
+        start: span.start,
+        segmentKind: 'context',
+        isMainTask: false,
       })
     }
   })
@@ -170,7 +177,13 @@ export function analyseStructure(blocks: readonly Block[]): PromptStructure {
       segments.push({ kind: 'context', text: block.text, code: true })
     } else if (index === task.block && oneLine) {
       // Background sentences before the task stay context; the task runs to the end of the line.
-      pushLinePart(segments, block.text, own.filter((sentence) => sentence.start < task.start), task.start, false)
+      pushLinePart(
+        segments,
+        block.text,
+        own.filter((sentence) => sentence.start < task.start),
+        task.start,
+        false,
+      )
       segments.push({ kind: 'task', text: block.text.slice(task.start).trim(), code: false })
       for (const sentence of own) if (sentence.start >= task.start) sentence.segmentKind = 'task'
     } else if (oneLine && own.length === 0) {

@@ -24,7 +24,8 @@ function completeSections(analysis: PromptAnalysis, brief: Brief): string {
   return paragraphs(
     !analysis.userRole && brief.role && renderHeading(sections.style, 'Role', brief.role),
     analysis.text,
-    brief.addedRules.length > 0 && renderHeading(sections.style, has('constraints') ? 'More constraints' : 'Constraints', bulletList(brief.addedRules)),
+    brief.addedRules.length > 0 &&
+      renderHeading(sections.style, has('constraints') ? 'More constraints' : 'Constraints', bulletList(brief.addedRules)),
     !has('output') && brief.output.length > 0 && renderHeading(sections.style, 'Output format', bulletList(brief.output)),
   )
 }

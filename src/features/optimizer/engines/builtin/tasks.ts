@@ -4,8 +4,22 @@ import type { Domain } from './domain'
 import type { SentenceKind } from './structure'
 
 export type TaskType =
-  | 'classify' | 'summarize' | 'extract' | 'translate' | 'review' | 'debug' | 'code' | 'rewrite' | 'answer' | 'brainstorm'
-  | 'plan' | 'compare' | 'solve' | 'rate' | 'write' | 'generic'
+  | 'classify'
+  | 'summarize'
+  | 'extract'
+  | 'translate'
+  | 'review'
+  | 'debug'
+  | 'code'
+  | 'rewrite'
+  | 'answer'
+  | 'brainstorm'
+  | 'plan'
+  | 'compare'
+  | 'solve'
+  | 'rate'
+  | 'write'
+  | 'generic'
 
 const VERB_GROUPS: readonly (readonly [TaskType, string])[] = [
   ['classify', 'classify categorize categorise label tag triage'],
@@ -58,7 +72,10 @@ export function detectTaskType(s: TaskSignals): TaskType {
 /** "From this invoice, pull out …": the first known verb in the first clauses of a sentence that opens with none. */
 function verbInside(s: TaskSignals): TaskType | undefined {
   if (s.taskKind === 'question') return undefined
-  for (const word of s.taskSentence.slice(0, 120).toLowerCase().split(/[^a-z]+/)) {
+  for (const word of s.taskSentence
+    .slice(0, 120)
+    .toLowerCase()
+    .split(/[^a-z]+/)) {
     const type = TYPE_BY_VERB.get(word)
     if (type && type !== 'write') return type
   }
@@ -69,8 +86,36 @@ const PRODUCING_VERBS = new Set(['write', 'draft', 'compose', 'craft', 'create',
 const DETERMINERS = /^(?:the following|the attached|the|this|these|those|that|each|every|all|my|our|your|some|following)\s+/i
 /** Words that end a noun phrase: "a blog post | about rust", "customer emails | as complaint". */
 const PHRASE_END = new Set([
-  'about', 'on', 'for', 'to', 'that', 'which', 'who', 'with', 'explaining', 'from', 'in', 'into', 'using', 'based', 'where', 'so',
-  'because', 'as', 'by', 'and', 'or', 'if', 'when', 'while', 'without', 'than', 'under', 'below', 'above', 'at',
+  'about',
+  'on',
+  'for',
+  'to',
+  'that',
+  'which',
+  'who',
+  'with',
+  'explaining',
+  'from',
+  'in',
+  'into',
+  'using',
+  'based',
+  'where',
+  'so',
+  'because',
+  'as',
+  'by',
+  'and',
+  'or',
+  'if',
+  'when',
+  'while',
+  'without',
+  'than',
+  'under',
+  'below',
+  'above',
+  'at',
 ])
 const MAX_PHRASE_WORDS = 7
 

@@ -84,7 +84,25 @@ function isFenceClose(line: string, marker: string): boolean {
 const FULL_WIDTH_END = new Set(['。', '！', '？'])
 const CLOSERS = new Set(['.', '!', '?', '"', "'", ')', ']', '}', '”', '’', '»'])
 const ABBREVIATIONS = new Set([
-  'e.g', 'i.e', 'eg', 'ie', 'etc', 'vs', 'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'no', 'approx', 'incl', 'cf', 'fig', 'jr', 'sr',
+  'e.g',
+  'i.e',
+  'eg',
+  'ie',
+  'etc',
+  'vs',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'no',
+  'approx',
+  'incl',
+  'cf',
+  'fig',
+  'jr',
+  'sr',
 ])
 
 const SENTENCE_PUNCTUATION = /[.!?。！？]/g
@@ -208,7 +226,12 @@ export class PhraseSet {
  */
 export function phrasePattern(phrases: readonly string[]): RegExp {
   const alternatives = phrases
-    .map((phrase) => phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll("'", "['’]").replaceAll(' ', '\\s+'))
+    .map((phrase) =>
+      phrase
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replaceAll("'", "['’]")
+        .replaceAll(' ', '\\s+'),
+    )
     .sort((a, b) => b.length - a.length)
   return new RegExp(`\\b(?:${alternatives.join('|')})\\b`, 'i')
 }

@@ -1,0 +1,20 @@
+// Database errors the adapters translate into outcomes, for both engines. Drivers and drizzle
+// wrap errors in each other (`cause`), so the whole chain is searched.
+function codes(error: unknown): string[] {
+  const out: string[] = []
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') out.push(code)
+  }
+  return out
+}
+
+/** A unique or primary-key constraint refused the write (SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY, PostgreSQL 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return codes(error).some((c) => c === 'SQLITE_CONSTRAINT_UNIQUE' || c === 'SQLITE_CONSTRAINT_PRIMARYKEY' || c === '23505')
+}
+
+/** A foreign key refused the write (SQLite SQLITE_CONSTRAINT_FOREIGNKEY, PostgreSQL 23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return codes(error).some((c) => c === 'SQLITE_CONSTRAINT_FOREIGNKEY' || c === '23503')
+}

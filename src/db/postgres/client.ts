@@ -1,0 +1,53 @@
+// PostgreSQL through postgres-js (drizzle-orm/bun-sql still mishandles timestamps and JSONB on
+// drizzle 0.45). One pool per process; every instance of a cluster opens its own.
+import { sql } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/postgres-js'
+import postgres from 'postgres'
+import type { PgDb, PgStorage, PgTx, Tx } from '../storage'
+
+export interface PostgresOptions {
+  /** connections in this process's pool */
+  max?: number
+}
+
+/** `postgres://user:pass@host/db` without the password, for logs and messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'postgres://…'
+  }
+}
+
+export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): PgStorage {
+  const client = postgres(url, {
+    max,
+    // NOTICEs (e.g. "relation already exists, skipping") are not errors; keep them out of stdout.
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: 60,
+    // Timestamps travel as timestamptz and come back as Date; bigint ids as numbers (mode: 'number').
+  })
+  const db = drizzle({ client }) as PgDb
+  const txOf = (tx: Tx): PgTx => {
+    if (tx.engine !== 'postgres') throw new Error('a SQLite transaction handed to the PostgreSQL storage')
+    return tx.db
+  }
+  return {
+    engine: 'postgres',
+    db,
+    use: (tx) => (tx ? txOf(tx) : db),
+    transaction: (fn, tx) => (tx ? fn(tx) : db.transaction((t) => fn({ engine: 'postgres', db: t }))),
+    async healthy() {
+      try {
+        await db.execute(sql`SELECT 1`)
+        return true
+      } catch {
+        return false
+      }
+    },
+    close: () => client.end({ timeout: 5 }),
+  }
+}

@@ -1,0 +1,91 @@
+// bun:sqlite behind Drizzle: opening a connection with the pragmas every connection needs.
+import { Database as SqliteDatabase, SQLiteError } from 'bun:sqlite'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import type { SqliteDb } from '../storage'
+import { WAL_SIZE_LIMIT_BYTES } from './wal'
+
+export type Db = SqliteDb
+
+export const DATABASE_FILE = 'promptlib.db'
+
+/** How long a request's statement waits for another connection's lock before it fails. */
+export const REQUEST_LOCK_TIMEOUT_MS = 5000
+
+export type Synchronous = 'normal' | 'full'
+
+export interface OpenOptions {
+  /** how long opening (and then each statement, via busy_timeout) waits for another connection's lock */
+  lockTimeoutMs?: number
+  /** NORMAL: a commit survives a killed process; FULL: also a power cut (README, "Durability") */
+  synchronous?: Synchronous
+}
+
+/**
+ * Opens (creating it if needed) a database in WAL mode. The data directory is created 0700 and
+ * a new database file 0600 (SQLite gives its -wal and -shm files the database file's mode): it
+ * holds password and token hashes. busy_timeout comes first: everything after it may meet
+ * another process's lock.
+ */
+export function openDatabase(file: string, { lockTimeoutMs = REQUEST_LOCK_TIMEOUT_MS, synchronous = 'normal' }: OpenOptions = {}): Db {
+  if (file !== ':memory:') createPrivately(file)
+  const sqlite = new SqliteDatabase(file, { create: true, strict: true })
+  try {
+    sqlite.run(`PRAGMA busy_timeout = ${lockTimeoutMs}`)
+    switchToWal(sqlite, Date.now() + lockTimeoutMs)
+    sqlite.run(`PRAGMA synchronous = ${synchronous}`)
+    sqlite.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+    sqlite.run('PRAGMA foreign_keys = ON')
+  } catch (error) {
+    sqlite.close()
+    throw error
+  }
+  return drizzle({ client: sqlite }) as Db
+}
+
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  // 'a' creates the file when missing and leaves an existing one (and its mode) alone.
+  closeSync(openSync(file, 'a', 0o600))
+}
+
+const RETRY_EVERY_MS = 25
+
+/**
+ * The switch to WAL needs a moment alone with a database in rollback-journal mode (an import
+ * running alone switches to it), and SQLite answers SQLITE_BUSY at once instead of calling the
+ * busy handler. So retry until the deadline; the last SQLITE_BUSY goes to the caller.
+ */
+export function switchToWal(sqlite: SqliteDatabase, deadline: number): void {
+  for (;;) {
+    try {
+      sqlite.run('PRAGMA journal_mode = WAL')
+      return
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error
+      Bun.sleepSync(RETRY_EVERY_MS)
+    }
+  }
+}
+
+export function isBusy(error: unknown): boolean {
+  return error instanceof SQLiteError && (error.code?.startsWith('SQLITE_BUSY') || error.code?.startsWith('SQLITE_LOCKED')) === true
+}
+
+/** A cheap liveness probe for /api/health. */
+export function databaseIsUsable(db: Db): boolean {
+  try {
+    return db.$client.query('SELECT 1 AS ok').get() !== null
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A write transaction that takes the write lock up front (BEGIN IMMEDIATE), so two concurrent
+ * read-then-write sequences cannot interleave. The callback must be synchronous.
+ */
+export function writeTransaction<T>(db: Db, fn: (tx: Db) => T): T {
+  return db.transaction((tx) => fn(tx as unknown as Db), { behavior: 'immediate' })
+}

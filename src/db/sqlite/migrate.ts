@@ -1,0 +1,33 @@
+// Applies the migrations embedded in the build (src/db/sqlite/migrations.gen.ts). Same bookkeeping
+// table and hashes as drizzle's own migrator, but under BEGIN IMMEDIATE so two processes
+// starting on one database cannot both apply a migration.
+import { createHash } from 'node:crypto'
+import type { Db } from './client'
+import { EMBEDDED_MIGRATIONS, type EmbeddedMigration } from './migrations.gen'
+
+const TABLE = '__drizzle_migrations'
+
+export function migrationHash(sql: string): string {
+  return createHash('sha256').update(sql).digest('hex')
+}
+
+/** Returns the tags of the migrations it applied. */
+export function runMigrations(db: Db, migrations: EmbeddedMigration[] = EMBEDDED_MIGRATIONS): string[] {
+  const sqlite = db.$client
+  sqlite.run(`CREATE TABLE IF NOT EXISTS "${TABLE}" (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at NUMERIC)`)
+  const applied: string[] = []
+  sqlite
+    .transaction(() => {
+      const last = sqlite.query(`SELECT created_at FROM "${TABLE}" ORDER BY created_at DESC LIMIT 1`).get() as { created_at: number } | null
+      for (const migration of migrations) {
+        if (last && Number(last.created_at) >= migration.when) continue
+        for (const statement of migration.sql.split('--> statement-breakpoint')) {
+          if (statement.trim()) sqlite.run(statement)
+        }
+        sqlite.query(`INSERT INTO "${TABLE}" (hash, created_at) VALUES (?, ?)`).run(migrationHash(migration.sql), migration.when)
+        applied.push(migration.tag)
+      }
+    })
+    .immediate()
+  return applied
+}

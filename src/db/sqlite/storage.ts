@@ -1,0 +1,80 @@
+// The SQLite storage: one read connection, one write connection, one file. Reads never see a
+// transaction another request has open (WAL gives each read a committed snapshot); writes are
+// serialised by the process's write lock, so an asynchronous transaction may await between
+// statements without anything else slipping into it.
+import type { SqliteDb, SqliteStorage, Tx } from '../storage'
+import { type OpenOptions, openDatabase } from './client'
+import { createReadBatcher } from './read-batch'
+import { WriteLock } from './write-lock'
+
+function connectionOf(tx: Tx): SqliteDb {
+  if (tx.engine !== 'sqlite') throw new Error('a PostgreSQL transaction handed to the SQLite storage')
+  return tx.db
+}
+
+export function openSqlite(file: string, { singleConnection = false, ...options }: OpenOptions & { singleConnection?: boolean } = {}): SqliteStorage {
+  const writer = openDatabase(file, options)
+  let reader: SqliteDb = writer
+  try {
+    if (!singleConnection) reader = openDatabase(file, options)
+  } catch (error) {
+    writer.$client.close()
+    throw error
+  }
+  const lock = new WriteLock()
+  const batched = createReadBatcher(reader)
+  const inTx: Tx = { engine: 'sqlite', db: writer }
+
+  return {
+    engine: 'sqlite',
+    file,
+    reader,
+    writer,
+
+    read(fn, tx) {
+      if (tx) return Promise.resolve(fn(connectionOf(tx)))
+      return batched(() => fn(reader))
+    },
+
+    async write(fn, tx) {
+      // Inside a transaction: a savepoint of it (bun:sqlite nests transactions that way).
+      if (tx) return connectionOf(tx).$client.transaction(() => fn(writer))()
+      await lock.acquire()
+      try {
+        return writer.$client.transaction(() => fn(writer)).immediate()
+      } finally {
+        lock.release()
+      }
+    },
+
+    async transaction(fn, tx) {
+      if (tx) return fn(tx)
+      await lock.acquire()
+      const client = writer.$client
+      try {
+        client.run('BEGIN IMMEDIATE')
+        const result = await fn(inTx)
+        client.run('COMMIT')
+        return result
+      } catch (error) {
+        if (client.inTransaction) client.run('ROLLBACK')
+        throw error
+      } finally {
+        lock.release()
+      }
+    },
+
+    healthy() {
+      try {
+        return reader.$client.query('SELECT 1 AS ok').get() !== null
+      } catch {
+        return false
+      }
+    },
+
+    async close() {
+      if (reader !== writer) reader.$client.close()
+      writer.$client.close()
+    },
+  }
+}

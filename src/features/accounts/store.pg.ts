@@ -1,0 +1,63 @@
+// PostgreSQL adapter of the accounts port.
+import { eq, lte, sql } from 'drizzle-orm'
+import { isUniqueViolation } from '../../db/errors'
+import type { PgStorage } from '../../db/storage'
+import { users } from './schema.pg'
+import type { AccountsStore } from './store'
+
+export function pgAccountsStore(storage: PgStorage): AccountsStore {
+  const first = <T>(rows: T[]): T | null => rows[0] ?? null
+  return {
+    async insert(user, tx) {
+      try {
+        await storage.use(tx).insert(users).values(user)
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        throw error
+      }
+    },
+
+    byId: async (id, tx) => first(await storage.use(tx).select().from(users).where(eq(users.id, id))),
+    byEmail: async (email, tx) => first(await storage.use(tx).select().from(users).where(eq(users.email, email))),
+
+    authById: async (id) =>
+      first(
+        await storage.db
+          .select({
+            id: users.id,
+            email: users.email,
+            name: users.name,
+            tier: users.tier,
+            tierUntil: users.tierUntil,
+            tierAfter: users.tierAfter,
+            createdAt: users.createdAt,
+            tokensNotBefore: users.tokensNotBefore,
+            hasPassword: sql<boolean>`${users.passwordHash} IS NOT NULL`,
+          })
+          .from(users)
+          .where(eq(users.id, id)),
+      ),
+
+    update: async (id, changes, now, tx) =>
+      first(
+        await storage
+          .use(tx)
+          .update(users)
+          .set({ ...changes, updatedAt: now })
+          .where(eq(users.id, id))
+          .returning(),
+      ),
+
+    setTier: async (id, tier, tierUntil, tierAfter, now, tx) =>
+      (await storage.use(tx).update(users).set({ tier, tierUntil, tierAfter, updatedAt: now }).where(eq(users.id, id)).returning({ id: users.id }))
+        .length > 0,
+
+    delete: async (id, tx) => (await storage.use(tx).delete(users).where(eq(users.id, id)).returning({ id: users.id })).length > 0,
+
+    list: () => storage.db.select().from(users).orderBy(users.createdAt),
+
+    dueTierChanges: async (now, limit) =>
+      (await storage.db.select({ id: users.id }).from(users).where(lte(users.tierUntil, now)).orderBy(users.tierUntil).limit(limit)).map((r) => r.id),
+  }
+}

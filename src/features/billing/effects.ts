@@ -1,0 +1,76 @@
+// What a provider event means, in the provider-neutral terms the service applies. The parsers
+// (providers/*-events.ts) turn a verified event into one Effect; the service writes it in one
+// transaction together with the event's record.
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import type { TSchema } from '@sinclair/typebox'
+import { validationFailed } from '../../http/problem'
+import type { Provider, SubscriptionChange } from './state'
+
+export interface PaymentFacts {
+  /** the provider's id of the payment (checkout session, invoice, sale, capture) */
+  id: string
+  kind: 'lifetime' | 'subscription' | 'renewal'
+  /** decimal string in major units */
+  amount: string
+  currency: string
+  paidAt: Date
+  subscriptionId: string | null
+}
+
+export type Effect =
+  /** recorded and answered 200, nothing else (an event type or object that is not ours) */
+  | { kind: 'ignore'; reason: string }
+  | {
+      kind: 'subscription'
+      change: SubscriptionChange
+      /** from the event (metadata, custom_id), else from the provider's customer, else from the stored subscription */
+      userId: string | null
+      customerId: string | null
+      /** a checkout: remember the user's customer at the provider (later events may name only it) */
+      linkCustomer: boolean
+      payment: PaymentFacts | null
+      /** a cancellation the user is told about by e-mail */
+      notify: boolean
+    }
+  | {
+      kind: 'lifetime'
+      provider: Provider
+      userId: string
+      customerId: string | null
+      payment: PaymentFacts
+      /** false when the amount or currency is not the lifetime price: recorded, not granted */
+      grants: boolean
+    }
+  /** a payment to record, changing nothing else (a card subscription's renewal invoice) */
+  | { kind: 'payment'; provider: Provider; customerId: string; payment: PaymentFacts }
+
+export interface ParsedEvent {
+  id: string
+  type: string
+  effect: Effect
+}
+
+/**
+ * A compiled shape check. A signed event that is valid JSON but not the shape its type promises
+ * is refused with 422 and the paths of what is wrong, before anything is stored.
+ */
+export function shapeCheck<T extends TSchema>(schema: T) {
+  const compiled = TypeCompiler.Compile(schema)
+  /** `at`: where the value sits in the event (`/data/object`), so the paths name the event's fields */
+  return (value: unknown, what: string, at = ''): T['static'] => {
+    if (compiled.Check(value)) return value
+    const errors = [...compiled.Errors(value)].slice(0, 10).map((e) => ({ path: at + e.path || '/', message: e.message }))
+    throw validationFailed(errors, `The ${what} is signed, but not in the shape this service expects; nothing was changed.`)
+  }
+}
+
+/** An ISO 8601 timestamp from a provider, or a 422 naming the field. */
+export function parseTime(value: string, path: string): Date {
+  const ms = Date.parse(value)
+  if (Number.isNaN(ms))
+    throw validationFailed(
+      [{ path, message: 'must be an ISO 8601 date-time' }],
+      'The event is signed, but one of its times is not a date; nothing was changed.',
+    )
+  return new Date(ms)
+}

@@ -1,0 +1,190 @@
+// Card provider (Stripe) events → Effects. Pure: the event is already verified and parsed.
+// The handled types are SPEC's three, plus the checkout's asynchronous-payment success, the
+// subscription's creation (the same object as an update) and the renewal invoice (recorded).
+import { Type as T } from '@sinclair/typebox'
+import { validationFailed } from '../../../http/problem'
+import { type Effect, type ParsedEvent, type PaymentFacts, shapeCheck } from '../effects'
+import { minorToDecimal, orderKey, type PaidTier, RANK, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../state'
+
+const Str = T.String({ minLength: 1, maxLength: 500 })
+const Metadata = T.Optional(T.Union([T.Null(), T.Record(T.String(), T.String())]))
+
+const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: T.Integer({ minimum: 0 }), data: T.Object({ object: T.Object({}) }) }))
+
+const checkSession = shapeCheck(
+  T.Object({
+    id: Str,
+    mode: Str,
+    customer: T.Optional(T.Union([T.Null(), Str])),
+    subscription: T.Optional(T.Union([T.Null(), Str])),
+    client_reference_id: T.Optional(T.Union([T.Null(), T.String({ maxLength: 200 })])),
+    metadata: Metadata,
+    payment_status: Str,
+    amount_total: T.Optional(T.Union([T.Null(), T.Integer()])),
+    currency: T.Optional(T.Union([T.Null(), T.String({ minLength: 3, maxLength: 3 })])),
+  }),
+)
+
+const checkSubscription = shapeCheck(
+  T.Object({
+    id: Str,
+    customer: Str,
+    status: T.Union(SUBSCRIPTION_STATUSES.map((s) => T.Literal(s))),
+    current_period_end: T.Optional(T.Union([T.Null(), T.Integer({ minimum: 0 })])),
+    cancel_at_period_end: T.Optional(T.Boolean()),
+    metadata: Metadata,
+    items: T.Optional(
+      T.Object({
+        data: T.Array(T.Object({ current_period_end: T.Optional(T.Integer({ minimum: 0 })), price: T.Optional(T.Object({ id: Str })) })),
+      }),
+    ),
+  }),
+)
+
+const checkInvoice = shapeCheck(
+  T.Object({
+    id: Str,
+    customer: Str,
+    amount_paid: T.Integer({ minimum: 0 }),
+    currency: T.String({ minLength: 3, maxLength: 3 }),
+    billing_reason: T.Optional(T.Union([T.Null(), T.String()])),
+    subscription: T.Optional(T.Union([T.Null(), Str])),
+    parent: T.Optional(
+      T.Union([T.Null(), T.Object({ subscription_details: T.Optional(T.Union([T.Null(), T.Object({ subscription: T.Optional(Str) })])) })]),
+    ),
+    status_transitions: T.Optional(T.Object({ paid_at: T.Optional(T.Union([T.Null(), T.Integer()])) })),
+  }),
+)
+
+export interface CardPrices {
+  starter?: string
+  pro?: string
+  lifetime?: string
+}
+
+const isTierName = (v: string): v is 'starter' | 'pro' | 'lifetime' => v === 'starter' || v === 'pro' || v === 'lifetime'
+
+function badField(path: string, message: string): never {
+  throw validationFailed([{ path, message }], 'The event is signed, but not in the shape this service expects; nothing was changed.')
+}
+
+function tierOfPrice(prices: CardPrices, priceId: string | undefined): PaidTier | null {
+  if (!priceId) return null
+  if (priceId === prices.starter) return 'starter'
+  if (priceId === prices.pro) return 'pro'
+  return null
+}
+
+function checkoutEffect(object: unknown, created: number, eventId: string): Effect {
+  const session = checkSession(object, 'checkout session', '/data/object')
+  const userId = session.metadata?.user_id ?? session.client_reference_id ?? null
+  const tierName = session.metadata?.tier
+  // A checkout of this Stripe account that promptlib did not create: none of our business.
+  if (!userId || tierName === undefined) return { kind: 'ignore', reason: 'not a promptlib checkout' }
+  if (!isTierName(tierName)) badField('/data/object/metadata/tier', 'must be starter, pro or lifetime')
+  if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required')
+    return { kind: 'ignore', reason: `payment ${session.payment_status}` }
+  const at = new Date(created * 1000)
+  const payment: PaymentFacts | null =
+    session.amount_total != null && session.currency
+      ? {
+          id: session.id,
+          kind: tierName === 'lifetime' ? 'lifetime' : 'subscription',
+          amount: minorToDecimal(session.amount_total, session.currency),
+          currency: session.currency.toUpperCase(),
+          paidAt: at,
+          subscriptionId: session.subscription ?? null,
+        }
+      : null
+  const customerId = session.customer ?? null
+  if (tierName === 'lifetime') {
+    if (session.mode !== 'payment') badField('/data/object/mode', 'a lifetime checkout is a payment')
+    if (!payment) badField('/data/object/amount_total', 'a paid checkout states its amount and currency')
+    return { kind: 'lifetime', provider: 'card', userId, customerId, payment, grants: true }
+  }
+  if (session.mode !== 'subscription' || !session.subscription) badField('/data/object/subscription', `a ${tierName} checkout creates a subscription`)
+  return {
+    kind: 'subscription',
+    change: {
+      provider: 'card',
+      subscriptionId: session.subscription,
+      version: orderKey(created * 1000, RANK.start, eventId),
+      status: 'active',
+      tier: tierName,
+    },
+    userId,
+    customerId,
+    linkCustomer: true,
+    payment,
+    notify: false,
+  }
+}
+
+function subscriptionEffect(object: unknown, created: number, eventId: string, deleted: boolean, prices: CardPrices): Effect {
+  const sub = checkSubscription(object, 'subscription', '/data/object')
+  // Since API version 2025-03-31 the period end lives on the items; older versions keep it on the subscription.
+  const itemEnds = (sub.items?.data ?? []).map((i) => i.current_period_end).filter((e): e is number => e !== undefined)
+  const end = sub.current_period_end ?? (itemEnds.length ? Math.max(...itemEnds) : null)
+  const metaTier = sub.metadata?.tier
+  const tier = tierOfPrice(prices, sub.items?.data[0]?.price?.id) ?? (metaTier === 'starter' || metaTier === 'pro' ? metaTier : null)
+  const status: SubscriptionStatus = deleted ? 'canceled' : sub.status
+  return {
+    kind: 'subscription',
+    change: {
+      provider: 'card',
+      subscriptionId: sub.id,
+      version: orderKey(created * 1000, deleted ? RANK.end : RANK.update, eventId),
+      status,
+      tier,
+      periodEnd: end === null ? null : new Date(end * 1000),
+      cancelAtPeriodEnd: sub.cancel_at_period_end ?? false,
+    },
+    userId: sub.metadata?.user_id ?? null,
+    customerId: sub.customer,
+    linkCustomer: false,
+    payment: null,
+    notify: false,
+  }
+}
+
+function invoiceEffect(object: unknown): Effect {
+  const invoice = checkInvoice(object, 'invoice', '/data/object')
+  // The first invoice of a subscription is the checkout's payment, recorded with it.
+  if (invoice.billing_reason === 'subscription_create') return { kind: 'ignore', reason: 'first invoice: recorded with the checkout' }
+  const subscriptionId = invoice.parent?.subscription_details?.subscription ?? invoice.subscription ?? null
+  if (!subscriptionId) return { kind: 'ignore', reason: 'not a subscription invoice' }
+  const paidAt = invoice.status_transitions?.paid_at
+  return {
+    kind: 'payment',
+    provider: 'card',
+    customerId: invoice.customer,
+    payment: {
+      id: invoice.id,
+      kind: 'renewal',
+      amount: minorToDecimal(invoice.amount_paid, invoice.currency),
+      currency: invoice.currency.toUpperCase(),
+      paidAt: new Date((paidAt ?? Math.floor(Date.now() / 1000)) * 1000),
+      subscriptionId,
+    },
+  }
+}
+
+export function parseStripeEvent(value: unknown, prices: CardPrices): ParsedEvent {
+  const event = checkEnvelope(value, 'event')
+  const object = event.data.object
+  const { id, type, created } = event
+  switch (type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      return { id, type, effect: checkoutEffect(object, created, id) }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+      return { id, type, effect: subscriptionEffect(object, created, id, false, prices) }
+    case 'customer.subscription.deleted':
+      return { id, type, effect: subscriptionEffect(object, created, id, true, prices) }
+    case 'invoice.paid':
+      return { id, type, effect: invoiceEffect(object) }
+    default:
+      return { id, type, effect: { kind: 'ignore', reason: 'event type not handled' } }
+  }
+}

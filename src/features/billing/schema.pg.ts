@@ -1,0 +1,84 @@
+// PostgreSQL tables of billing: the same columns as schema.sqlite.ts, in PostgreSQL's types.
+import { boolean, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { timestampMs as time } from '../../db/postgres/columns'
+import { users } from '../accounts/schema.pg'
+
+const PROVIDERS = ['card', 'wallet'] as const
+
+/** The user's customer record at a provider (Stripe), created once and reused by every checkout. */
+export const billingCustomers = pgTable(
+  'billing_customers',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    provider: text('provider', { enum: PROVIDERS }).notNull(),
+    customerId: text('customer_id').notNull(),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.provider] }), uniqueIndex('billing_customers_provider_id').on(t.provider, t.customerId)],
+)
+
+/** Recurring subscriptions at either provider, as the providers' events describe them. */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: text('id').primaryKey(),
+    provider: text('provider', { enum: PROVIDERS }).notNull(),
+    providerSubscriptionId: text('provider_subscription_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tier: text('tier', { enum: ['starter', 'pro'] }),
+    status: text('status').notNull(),
+    currentPeriodEnd: time('current_period_end'),
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+    /** order key of the last status event applied (billing/state.ts): older events change no status */
+    version: text('version'),
+    createdAt: time('created_at').notNull(),
+    updatedAt: time('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('subscriptions_provider_id').on(t.provider, t.providerSubscriptionId), index('subscriptions_user').on(t.userId)],
+)
+
+/** Every payment received: a lifetime purchase, a subscription's first payment, a renewal. */
+export const payments = pgTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    provider: text('provider', { enum: PROVIDERS }).notNull(),
+    /** Stripe checkout session or invoice; PayPal sale or capture: one payment, however often reported */
+    providerPaymentId: text('provider_payment_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['lifetime', 'subscription', 'renewal'] }).notNull(),
+    /** the provider's subscription id, for subscription payments */
+    subscriptionId: text('subscription_id'),
+    /** decimal string in major units, exactly as paid ("199.00") */
+    amount: text('amount').notNull(),
+    currency: text('currency').notNull(),
+    /** a lifetime payment grants the tier only when amount and currency match the price */
+    grantsLifetime: boolean('grants_lifetime').notNull().default(false),
+    paidAt: time('paid_at').notNull(),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('payments_provider_id').on(t.provider, t.providerPaymentId), index('payments_user').on(t.userId)],
+)
+
+/**
+ * Every webhook delivery processed, by the provider's event id: inserted first in the transaction
+ * of its effect, so a repeat (on any instance) finds it and changes nothing.
+ */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    provider: text('provider', { enum: PROVIDERS }).notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    /** applied, stale, ignored, … (billing/service.ts) */
+    outcome: text('outcome').notNull(),
+    receivedAt: time('received_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] }), index('webhook_events_received').on(t.receivedAt)],
+)

@@ -1,0 +1,19 @@
+// What the importers write through: the catalogue's and the skills' ports, and the storage's
+// transactions (one per imported file). Built by catalogue/importer.ts; the same on both engines.
+import type { Tx } from '../../../db/storage'
+import type { SkillInput, SkillsService } from '../../skills'
+import type { CatalogueStore } from '../store'
+
+export interface ImportTarget {
+  /** Runs `fn` in one transaction (joining `tx` when given). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, tx?: Tx): Promise<T>
+  catalogue: Pick<CatalogueStore, 'categoryOutline' | 'upsertCategory' | 'ensureCategory' | 'upsertSubcategory' | 'upsertPrompts' | 'bumpRevision'>
+  skills: Pick<SkillsService, 'upsertSkills'>
+  /** After a transaction that moved the catalogue revision committed: this process's answers show it at once. */
+  committed(): Promise<void>
+}
+
+/** Skills per store call. */
+export const BATCH = 1000
+
+export type { SkillInput }

@@ -1,0 +1,32 @@
+// The catalogue: categories, prompts, search, prompt detail (metered), and its write side (the
+// importers and the demo loader). Other features reach it only through this module: favorites
+// read titles with promptTitles().
+import type { Job } from '../../db/jobs'
+import type { Storage } from '../../db/storage'
+import type { Logger } from '../../log'
+import type { SkillsService } from '../skills'
+import type { UsageService } from '../usage'
+import { createImporter } from './importer'
+import { createCatalogueService } from './service'
+import { pgPromptSearch } from './search.pg'
+import { sqlitePromptSearch } from './search.sqlite'
+import { pgCatalogueStore } from './store.pg'
+import { sqliteCatalogueStore } from './store.sqlite'
+
+export { catalogueRoutes } from './routes'
+export { formatIssue, type FileReport, type ImportIssue } from './import/report'
+export type { CategoryView, Prompt, PromptSummary } from './model'
+export type { Caller } from './service'
+
+export function createCatalogue({ storage, usage, skills }: { storage: Storage; usage: Pick<UsageService, 'consume'>; skills: SkillsService }) {
+  const [store, search] =
+    storage.engine === 'sqlite' ? [sqliteCatalogueStore(storage), sqlitePromptSearch(storage)] : [pgCatalogueStore(storage), pgPromptSearch(storage)]
+  const service = createCatalogueService({ store, search, usage })
+  const importer = createImporter({ storage, store, search, skills, noteWrite: service.noteWrite })
+  return { ...service, ...importer, jobs: [] as Job[] }
+}
+
+export type CatalogueService = ReturnType<typeof createCatalogue>
+
+/** `promptlib serve`: the built-in demo catalogue on a fresh install (DEMO_CATALOGUE). */
+export const loadDemoCatalogueIfEmpty = (catalogue: Pick<CatalogueService, 'loadDemoIfEmpty'>, log: Logger) => catalogue.loadDemoIfEmpty(log)

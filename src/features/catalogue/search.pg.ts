@@ -1,0 +1,187 @@
+// PostgreSQL adapter of the prompt search port. Search runs on prompt_search, one narrow row per
+// prompt with two GIN-indexed vectors written from the same folded words as the query
+// (lib/search/tsquery.ts): `head` (title A, tags B, description C, with positions: ranked with
+// ts_rank_cd) and `words` (the distinct words of the head and the content: what matches).
+// Filters are WHERE clauses. The catalogue store's write path writes the rows (searchRow).
+import { gt, type SQL, sql } from 'drizzle-orm'
+import type { PgStorage } from '../../db/storage'
+import { tsquery, weightedVector, wordSetVector } from '../../lib/search/tsquery'
+import { joinTags, splitTags } from '../../lib/text'
+import { prompts, promptSearch, promptTags } from './schema.pg'
+import type { PromptSearch } from './search'
+import type { PromptInput } from './store'
+import { record, type SummaryRow, summaryColumns } from './store.pg'
+
+/** Rows read and written per statement by the index rebuild. */
+const ROWS_PER_STATEMENT = 1000
+const rowsOf = <T>(result: unknown) => result as T[]
+
+const HEAD_WEIGHTS = '{0.1,0.4,0.6,1.0}'
+/** At most this many head matches (the newest) are ranked, as on SQLite. */
+const HEAD_RANK_CAP = 5000
+
+export const headVector = (p: { title: string; description: string; tags: readonly string[] }) =>
+  weightedVector([
+    { text: p.title, weight: 'A' },
+    { text: joinTags(p.tags), weight: 'B' },
+    { text: p.description, weight: 'C' },
+  ])
+export const allVector = (p: { title: string; description: string; tags: readonly string[]; content: string }) =>
+  wordSetVector([p.title, joinTags(p.tags), p.description, p.content])
+/**
+ * Each words vector also holds its prompt's window, `w:<seq / WINDOW>` (no typed word has a
+ * colon), so "the newest content-only matches" is asked window by window from the newest, and
+ * the index intersects each window with the words instead of every match being visited
+ * (bench-search.ts: 25 ms for a query of three common words, 1–2 ms by windows).
+ */
+const WINDOW = 4096
+const WINDOWS_TRIED = 8
+const windowTerm = (window: number) => sql`${`'w:${window}'`}::tsquery`
+/**
+ * A matching vector from its words (wordSetVector: separated by single spaces) and its window:
+ * split and gathered natively, where parsing the same text as a tsvector literal took PostgreSQL
+ * half as long again (bench-search.ts: an import is bound by PostgreSQL's work).
+ */
+export const wordsVector = (words: SQL | string, seq: SQL | number) =>
+  sql`array_to_tsvector(string_to_array(${words}, ' ') || ('w:' || (${seq}::bigint / ${WINDOW}))::text)`
+
+/** A prompt's search row (prompt_search), for the query builder. */
+export const searchRow = (seq: number, p: Pick<PromptInput, 'title' | 'description' | 'categoryId' | 'subcategoryId' | 'tags' | 'content'>) => ({
+  promptSeq: seq,
+  categoryId: p.categoryId,
+  subcategoryId: p.subcategoryId,
+  head: sql`${headVector(p)}::tsvector`,
+  words: wordsVector(allVector(p), seq),
+})
+
+export function pgPromptSearch(storage: PgStorage): PromptSearch {
+  const { db } = storage
+
+  async function summaries(seqs: number[]): Promise<Map<number, SummaryRow>> {
+    if (seqs.length === 0) return new Map()
+    const rows = await db
+      .select(summaryColumns)
+      .from(prompts)
+      .where(sql`${prompts.seq} = ANY(${sql.param(seqs)}::bigint[])`)
+    return new Map(rows.map((r) => [r.seq, r]))
+  }
+
+  return {
+    async search({ terms, categoryId, subcategoryId, tag }, { limit, offset }, cap) {
+      const query = sql`${tsquery(terms)}::tsquery`
+      const s = promptSearch
+      const filters: SQL[] = []
+      if (categoryId !== undefined) filters.push(sql` AND ${s.categoryId} = ${categoryId}`)
+      if (subcategoryId !== undefined) filters.push(sql` AND ${s.subcategoryId} = ${subcategoryId}`)
+      if (tag !== undefined)
+        filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
+      const filter = sql.join(filters)
+
+      // Every candidate costs PostgreSQL a visit to its row (a GIN index answers only with a
+      // bitmap; 2–4 µs a row here), so the statements visit as few as they can, side by side on
+      // two connections (bench-search.ts). The first takes up to `cap` matches in any order: their
+      // number is `total`, and when there are fewer than `cap` they are every match, so the
+      // content-only ones come from it too. The second ranks the newest HEAD_RANK_CAP head matches.
+      const matchesQuery = db.execute(sql`
+        SELECT count(*)::int AS n, coalesce(array_agg(seq ORDER BY seq DESC) FILTER (WHERE NOT head_match), '{}') AS content_only
+        FROM (SELECT ${s.promptSeq} AS seq, ${s.head} @@ ${query} AS head_match FROM ${s} WHERE ${s.words} @@ ${query}${filter} LIMIT ${cap}) m`)
+      const headsQuery = db.execute(sql`
+        WITH m AS MATERIALIZED (
+          SELECT ${s.promptSeq} AS seq, ts_rank_cd(${HEAD_WEIGHTS}::float4[], ${s.head}, ${query}, 1) AS score
+          FROM ${s} WHERE ${s.head} @@ ${query}${filter} ORDER BY ${s.promptSeq} DESC LIMIT ${HEAD_RANK_CAP})
+        SELECT (SELECT count(*) FROM m)::int AS n, ARRAY(SELECT seq FROM m ORDER BY score DESC, seq DESC LIMIT ${limit} OFFSET ${offset}) AS page,
+               (SELECT max(${s.promptSeq}) FROM ${s}) AS newest`)
+      const [[matches], [heads]] = (await Promise.all([matchesQuery, headsQuery])) as unknown as [
+        { n: number; content_only: string[] }[],
+        { n: number; page: string[]; newest: string | null }[],
+      ]
+      const total = matches?.n ?? 0
+      if (offset >= total) return { total, hits: [] }
+      const end = Math.min(offset + limit, total)
+      const headSeqs = (heads?.page ?? []).map(Number).slice(0, end - offset)
+      let contentSeqs: number[] = []
+      if (offset + headSeqs.length < end) {
+        const tailOffset = Math.max(0, offset - (heads?.n ?? 0))
+        const wanted = end - offset - headSeqs.length
+        if (total < cap) contentSeqs = (matches?.content_only ?? []).slice(tailOffset, tailOffset + wanted).map(Number)
+        else {
+          // At least `cap` matches: the content-only ones that make the page, newest first,
+          // gathered window by window (a few windows, then whatever is older in one statement).
+          const content = (where: SQL) =>
+            db.execute(sql`
+              SELECT ${s.promptSeq} AS seq FROM ${s}
+              WHERE ${where} AND NOT (${s.head} @@ ${query})${filter}
+              ORDER BY ${s.promptSeq} DESC LIMIT ${tailOffset + wanted - contentSeqs.length}`)
+          let window = Math.floor(Number(heads?.newest ?? 0) / WINDOW)
+          for (let tries = 0; window >= 0 && tries < WINDOWS_TRIED && contentSeqs.length < tailOffset + wanted; window--, tries++) {
+            for (const r of rowsOf<{ seq: string }>(await content(sql`${s.words} @@ (${query} && ${windowTerm(window)})`)))
+              contentSeqs.push(Number(r.seq))
+          }
+          if (window >= 0 && contentSeqs.length < tailOffset + wanted) {
+            const older = sql`${s.words} @@ ${query} AND ${s.promptSeq} < ${(window + 1) * WINDOW}`
+            for (const r of rowsOf<{ seq: string }>(await content(older))) contentSeqs.push(Number(r.seq))
+          }
+          contentSeqs = contentSeqs.slice(tailOffset, tailOffset + wanted)
+        }
+      }
+      const seqs = [...headSeqs, ...contentSeqs]
+      if (seqs.length === 0) return { total, hits: [] }
+      const [rows, contents] = await Promise.all([
+        summaries(seqs),
+        contentSeqs.length === 0
+          ? []
+          : db
+              .select({ seq: prompts.seq, content: sql<string>`substr(${prompts.content}, 1, 50000)` })
+              .from(prompts)
+              .where(sql`${prompts.seq} = ANY(${sql.param(contentSeqs)}::bigint[])`),
+      ])
+      const contentOf = new Map(contents.map((r) => [r.seq, r.content]))
+      const hits = seqs.flatMap((seq) => {
+        const row = rows.get(seq)
+        return row ? [{ prompt: record(row), content: contentOf.get(seq) }] : []
+      })
+      return { total, hits }
+    },
+
+    async optimize() {
+      // Fresh statistics for the planner; and the search rows vacuumed: their GIN indexes'
+      // pending entries (fastupdate) merged, and their pages marked all-visible, which halves
+      // what a search pays per candidate row (bench-search.ts).
+      await db.execute(sql`ANALYZE ${prompts}, ${promptTags}`)
+      await db.execute(sql`VACUUM (ANALYZE) ${promptSearch}`)
+    },
+
+    async rebuild() {
+      for (let after = 0; ; ) {
+        const rows = await db
+          .select({
+            seq: prompts.seq,
+            title: prompts.title,
+            description: prompts.description,
+            categoryId: prompts.categoryId,
+            subcategoryId: prompts.subcategoryId,
+            tags: prompts.tags,
+            content: prompts.content,
+          })
+          .from(prompts)
+          .where(gt(prompts.seq, after))
+          .orderBy(prompts.seq)
+          .limit(ROWS_PER_STATEMENT)
+        if (rows.length === 0) return
+        after = rows[rows.length - 1]!.seq
+        await db
+          .insert(promptSearch)
+          .values(rows.map((r) => searchRow(r.seq, { ...r, tags: splitTags(r.tags) })))
+          .onConflictDoUpdate({
+            target: promptSearch.promptSeq,
+            set: {
+              categoryId: sql`excluded.category_id`,
+              subcategoryId: sql`excluded.subcategory_id`,
+              head: sql`excluded.head`,
+              words: sql`excluded.words`,
+            },
+          })
+      }
+    },
+  }
+}

@@ -1,0 +1,364 @@
+// PostgreSQL adapter of the catalogue port. Its write path also writes each prompt's search row
+// (prompt_search, shaped by search.pg.ts) in the same statement batch. Imports write in pipelined
+// multi-row statements (bench-search.ts).
+import { type AnyColumn, and, asc, count, desc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm'
+import { LOCKS } from '../../db/postgres/locks'
+import type { PgDb, PgStorage, PgTx } from '../../db/storage'
+import { joinTags, splitTags } from '../../lib/text'
+import { catalogueState, categories, prompts, promptSearch, promptTags, subcategories } from './schema.pg'
+import { allVector, headVector, searchRow, wordsVector } from './search.pg'
+import type { CatalogueStore, Outcome, PromptInput, PromptRecord, Sort } from './store'
+import { nameFromSlug, previewOf, promptSourceHash } from './text'
+
+type Db = PgDb | PgTx
+
+export const summaryColumns = {
+  seq: prompts.seq,
+  id: prompts.id,
+  title: prompts.title,
+  description: prompts.description,
+  categoryId: prompts.categoryId,
+  subcategoryId: prompts.subcategoryId,
+  tags: prompts.tags,
+  preview: prompts.preview,
+  favoriteCount: prompts.favoriteCount,
+  createdAt: prompts.createdAt,
+  updatedAt: prompts.updatedAt,
+}
+export interface SummaryRow {
+  seq: number
+  id: string
+  title: string
+  description: string
+  categoryId: string
+  subcategoryId: string | null
+  tags: string
+  preview: string
+  favoriteCount: number
+  createdAt: Date
+  updatedAt: Date
+}
+
+export const record = ({ seq: _, tags, ...r }: SummaryRow): PromptRecord => ({ ...r, tags: splitTags(tags) })
+
+/** Byte order, as SQLite compares: the same listing order whatever the database's collation. */
+const bytewise = (column: SQL | AnyColumn) => sql`${column} COLLATE "C"`
+
+const ORDER: Record<Sort, SQL[]> = {
+  popular: [desc(prompts.favoriteCount), desc(prompts.createdAt), desc(prompts.seq)],
+  newest: [desc(prompts.createdAt), desc(prompts.seq)],
+  title: [asc(bytewise(sql`lower(${prompts.title})`)), asc(prompts.seq)],
+}
+
+/** ts_rank_cd weights {D, C, B, A}: title 10, tags 6, description 4 (as SQLite's bm25 weights). */
+/** Rows read or written per statement by the upsert. */
+const ROWS_PER_STATEMENT = 1000
+
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+const rowsOf = <T>(result: unknown) => result as T[]
+
+export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
+  const { db } = storage
+
+  async function revision(on: Db = db): Promise<number> {
+    const [row] = await on.select({ revision: catalogueState.revision }).from(catalogueState).where(eq(catalogueState.id, 1))
+    return row?.revision ?? 0
+  }
+
+  return {
+    revision: () => revision(),
+
+    async tree() {
+      // The revision first: rows read after it are at least as new, so a change in between is
+      // only read again, never missed.
+      const rev = await revision()
+      const [cats, subs, counts] = await Promise.all([
+        db
+          .select({ id: categories.id, name: categories.name, description: categories.description, icon: categories.icon })
+          .from(categories)
+          .orderBy(categories.sortOrder, bytewise(categories.id)),
+        db
+          .select({ categoryId: subcategories.categoryId, id: subcategories.id, name: subcategories.name })
+          .from(subcategories)
+          .orderBy(bytewise(subcategories.categoryId), subcategories.sortOrder, bytewise(subcategories.id)),
+        db
+          .select({ categoryId: prompts.categoryId, subcategoryId: prompts.subcategoryId, n: count() })
+          .from(prompts)
+          .groupBy(prompts.categoryId, prompts.subcategoryId),
+      ])
+      return { revision: rev, categories: cats, subcategories: subs, counts }
+    },
+
+    async listPrompts(filter, sort, page) {
+      const where = and(
+        eq(prompts.categoryId, filter.categoryId),
+        filter.subcategoryId === undefined ? undefined : eq(prompts.subcategoryId, filter.subcategoryId),
+        filter.tag === undefined
+          ? undefined
+          : inArray(prompts.seq, db.select({ seq: promptTags.promptSeq }).from(promptTags).where(eq(promptTags.tag, filter.tag))),
+      )
+      const [[total], rows] = await Promise.all([
+        db.select({ n: count() }).from(prompts).where(where),
+        db
+          .select(summaryColumns)
+          .from(prompts)
+          .where(where)
+          .orderBy(...ORDER[sort])
+          .limit(page.limit)
+          .offset(page.offset),
+      ])
+      return { items: rows.map(record), total: total?.n ?? 0 }
+    },
+
+    async prompt(id) {
+      const [row] = await db
+        .select({ ...summaryColumns, content: prompts.content })
+        .from(prompts)
+        .where(eq(prompts.id, id))
+      return row ? { ...record(row), content: row.content } : null
+    },
+
+    async titles(ids) {
+      if (ids.length === 0) return []
+      return db.select({ id: prompts.id, title: prompts.title, categoryId: prompts.categoryId }).from(prompts).where(inArray(prompts.id, ids))
+    },
+
+    async categoryOutline(categoryIds, tx) {
+      const outline = new Map<string, Set<string>>()
+      if (categoryIds.length === 0) return outline
+      const rows = await storage
+        .use(tx)
+        .select({ id: categories.id, sub: subcategories.id })
+        .from(categories)
+        .leftJoin(subcategories, eq(subcategories.categoryId, categories.id))
+        .where(sql`${categories.id} = ANY(${sql.param(categoryIds)}::text[])`)
+      for (const { id, sub } of rows) {
+        let subs = outline.get(id)
+        if (!subs) outline.set(id, (subs = new Set()))
+        if (sub !== null) subs.add(sub)
+      }
+      return outline
+    },
+
+    async upsertCategory(input, now, tx) {
+      const on = storage.use(tx)
+      const [old] = await on.select().from(categories).where(eq(categories.id, input.id))
+      const values = { name: input.name, description: input.description, icon: input.icon, sortOrder: input.order }
+      if (!old) {
+        await on.insert(categories).values({ id: input.id, ...values, createdAt: new Date(now), updatedAt: new Date(now) })
+        return 'created'
+      }
+      if (old.name === input.name && old.description === input.description && old.icon === input.icon && old.sortOrder === input.order)
+        return 'unchanged'
+      await on
+        .update(categories)
+        .set({ ...values, updatedAt: new Date(now) })
+        .where(eq(categories.id, input.id))
+      return 'updated'
+    },
+
+    async ensureCategory(id, now, tx) {
+      const on = storage.use(tx)
+      const [max] = await on.select({ n: sql<number>`coalesce(max(${categories.sortOrder}), 0)::int` }).from(categories)
+      const created = await on
+        .insert(categories)
+        .values({
+          id,
+          name: nameFromSlug(id),
+          description: '',
+          icon: '📁',
+          sortOrder: (max?.n ?? 0) + 1,
+          createdAt: new Date(now),
+          updatedAt: new Date(now),
+        })
+        .onConflictDoNothing()
+        .returning({ id: categories.id })
+      return created.length > 0
+    },
+
+    async upsertSubcategory(categoryId, input, tx) {
+      const on = storage.use(tx)
+      const [old] = await on
+        .select()
+        .from(subcategories)
+        .where(and(eq(subcategories.categoryId, categoryId), eq(subcategories.id, input.id)))
+      const values = { name: input.name, description: input.description, sortOrder: input.order }
+      if (!old) {
+        await on.insert(subcategories).values({ categoryId, id: input.id, ...values })
+        return 'created'
+      }
+      if (old.name === input.name && old.description === input.description && old.sortOrder === input.order) return 'unchanged'
+      await on
+        .update(subcategories)
+        .set(values)
+        .where(and(eq(subcategories.categoryId, categoryId), eq(subcategories.id, input.id)))
+      return 'updated'
+    },
+
+    upsertPrompts: (inputs, now, tx, onProgress) => upsertPrompts(storage.use(tx), inputs, now, onProgress),
+
+    async bumpRevision(tx) {
+      await storage
+        .use(tx)
+        .update(catalogueState)
+        .set({ revision: sql`${catalogueState.revision} + 1` })
+        .where(eq(catalogueState.id, 1))
+    },
+
+    async hasContent(tx) {
+      const [row] = rowsOf<{ any: boolean }>(
+        await storage.use(tx).execute(sql`SELECT EXISTS (SELECT 1 FROM ${categories}) OR EXISTS (SELECT 1 FROM ${prompts}) AS any`),
+      )
+      return row?.any === true
+    },
+
+    async lockDemoLoad(tx) {
+      await storage.use(tx).execute(sql`SELECT pg_advisory_xact_lock(${LOCKS.demoCatalogue})`)
+    },
+  }
+}
+
+type Row = { p: PromptInput; tags: string; hash: string }
+
+/** New prompts per insert statement: about a megabyte of text in one message. */
+const INSERT_ROWS = 250
+/** Insert statements sent ahead of their answers. */
+const IN_FLIGHT = 3
+
+/**
+ * Upserts prompts: one read of their hashes, the new ones in multi-row inserts (with their tags),
+ * then the changed ones row by row. The inserts are pipelined: each is sent as soon as it is
+ * built and the next one is built while PostgreSQL stores it, a few at a time (bench-search.ts:
+ * an import of 100,000 prompts is bound by PostgreSQL's work, which this keeps busy).
+ */
+async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgress?: (done: number) => void): Promise<Outcome[]> {
+  const existing = new Map<string, { seq: number; hash: string }>()
+  for (const part of chunks(inputs, 10 * ROWS_PER_STATEMENT)) {
+    const rows = await on
+      .select({ id: prompts.id, seq: prompts.seq, hash: prompts.sourceHash })
+      .from(prompts)
+      .where(sql`${prompts.id} = ANY(${sql.param(part.map((p) => p.id))}::text[])`)
+    for (const r of rows) existing.set(r.id, r)
+  }
+  const outcomes: Outcome[] = []
+  const created: Row[] = []
+  const changed: (Row & { seq: number })[] = []
+  for (const p of inputs) {
+    const tags = joinTags(p.tags)
+    const hash = promptSourceHash(p, tags)
+    const old = existing.get(p.id)
+    if (old?.hash === hash) outcomes.push('unchanged')
+    else if (!old) {
+      created.push({ p, tags, hash })
+      outcomes.push('created')
+    } else {
+      changed.push({ p, tags, hash, seq: old.seq })
+      outcomes.push('updated')
+    }
+  }
+
+  let done = inputs.length - created.length - changed.length
+  // Every statement sent is answered before this returns or throws; the first error (in the
+  // order they were sent: the later ones then only say the transaction is aborted) is thrown.
+  let error: unknown = null
+  const inFlight: Promise<unknown>[] = []
+  for (const part of chunks(created, INSERT_ROWS)) {
+    if (inFlight.length >= IN_FLIGHT) await inFlight.shift()!.catch((e: unknown) => (error ??= e))
+    if (error) break
+    const records = await recordsOf(part, now)
+    inFlight.push(
+      insertRecords(on, records).then(() => {
+        done += part.length
+        onProgress?.(done)
+      }),
+    )
+  }
+  for (const result of await Promise.allSettled(inFlight)) if (result.status === 'rejected') error ??= result.reason
+  if (error) throw error
+
+  for (const { p, tags, hash, seq } of changed) {
+    await on
+      .update(prompts)
+      .set({
+        title: p.title,
+        description: p.description,
+        categoryId: p.categoryId,
+        subcategoryId: p.subcategoryId,
+        tags,
+        sourceHash: hash,
+        preview: previewOf(p.content),
+        content: p.content,
+        updatedAt: new Date(p.updatedAt ?? now),
+        ...(p.createdAt === undefined ? {} : { createdAt: new Date(p.createdAt) }),
+      })
+      .where(eq(prompts.seq, seq))
+    const search = searchRow(seq, p)
+    await on.insert(promptSearch).values(search).onConflictDoUpdate({ target: promptSearch.promptSeq, set: search })
+    await on.delete(promptTags).where(eq(promptTags.promptSeq, seq))
+    if (p.tags.length > 0)
+      await on
+        .insert(promptTags)
+        .values(p.tags.map((tag) => ({ tag, promptSeq: seq })))
+        .onConflictDoNothing()
+    onProgress?.(++done)
+  }
+  return outcomes
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+/** Rows built between turns of the event loop, which meanwhile sends what is queued to PostgreSQL. */
+const BUILD_SLICE = 25
+
+/**
+ * The JSON of new prompts for insertRecords, built a slice at a time: a statement of a few
+ * megabytes leaves the socket only as the event loop turns, and PostgreSQL, waiting for the
+ * rest of it, idled a quarter of an import while a whole next part was built (bench-search.ts).
+ */
+async function recordsOf(rows: Row[], now: number): Promise<string> {
+  const records: unknown[] = []
+  for (let i = 0; i < rows.length; i += BUILD_SLICE) {
+    if (i > 0) await nextTurn()
+    for (const { p, tags, hash } of rows.slice(i, i + BUILD_SLICE)) {
+      const createdAt = p.createdAt ?? now
+      records.push({
+        id: p.id,
+        title: p.title,
+        description: p.description,
+        category_id: p.categoryId,
+        subcategory_id: p.subcategoryId,
+        tags,
+        created_at: new Date(createdAt).toISOString(),
+        updated_at: new Date(p.updatedAt ?? createdAt).toISOString(),
+        source_hash: hash,
+        preview: previewOf(p.content),
+        content: p.content,
+        head: headVector(p),
+        words: allVector(p),
+      })
+    }
+  }
+  return JSON.stringify(records)
+}
+
+/**
+ * One statement for many new prompts, their search rows and their tags, the rows sent as one
+ * JSON parameter (bench-search.ts: postgres-js spent more on serialising text arrays than on all
+ * the rest of an import; JSON.stringify is native).
+ */
+async function insertRecords(on: Db, records: string): Promise<void> {
+  await on.execute(sql`
+    WITH u AS (
+      SELECT * FROM json_to_recordset(${records}::json) AS u(
+        id text, title text, description text, category_id text, subcategory_id text, tags text, created_at timestamptz, updated_at timestamptz,
+        source_hash text, preview text, content text, head tsvector, words text)),
+    inserted AS (
+      INSERT INTO ${prompts} (id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, content)
+      SELECT id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, content FROM u
+      RETURNING id, seq, tags),
+    searched AS (
+      INSERT INTO ${promptSearch} (prompt_seq, category_id, subcategory_id, head, words)
+      SELECT inserted.seq, u.category_id, u.subcategory_id, u.head, ${wordsVector(sql`u.words`, sql`inserted.seq`)} FROM inserted JOIN u USING (id))
+    INSERT INTO ${promptTags} (tag, prompt_seq)
+    SELECT tag, seq FROM inserted, unnest(string_to_array(nullif(inserted.tags, ''), ' ')) AS tag`)
+}

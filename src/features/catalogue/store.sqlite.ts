@@ -1,0 +1,314 @@
+// SQLite adapter of the catalogue port. The search indexes (search.sqlite.ts reads them) are
+// written here, explicitly, in the same transaction as the
+// rows (an update first removes the old text: the 'delete' command needs the old values), and
+// the index writes of a call (a whole file) are queued and run together at its end: any other statement that
+// opens a statement journal between two FTS5 inserts makes FTS5 flush its in-memory segment, and
+// one tiny segment per prompt made a large import four times slower.
+// Raw prepared statements, once per connection: the write path runs 100,000 times in a big
+// import (bench-search.ts), and search on every request.
+import type { SQLQueryBindings, Statement } from 'bun:sqlite'
+import { perConnection } from '../../db/sqlite/prepared'
+import type { SqliteDb, SqliteStorage, Tx } from '../../db/storage'
+import { promptFacets } from '../../lib/search/fts5'
+import { joinTags, splitTags } from '../../lib/text'
+import type { CatalogueStore, Outcome, PromptRecord, Sort } from './store'
+import { nameFromSlug, previewOf, promptSourceHash } from './text'
+
+export interface SummaryRow {
+  seq: number
+  id: string
+  title: string
+  description: string
+  category_id: string
+  subcategory_id: string | null
+  tags: string
+  preview: string
+  favorite_count: number
+  created_at: number
+  updated_at: number
+}
+
+export const SUMMARY_COLUMNS =
+  'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.preview, p.favorite_count, p.created_at, p.updated_at'
+
+export const record = (r: SummaryRow): PromptRecord => ({
+  id: r.id,
+  title: r.title,
+  description: r.description,
+  categoryId: r.category_id,
+  subcategoryId: r.subcategory_id,
+  tags: splitTags(r.tags),
+  preview: r.preview,
+  favoriteCount: r.favorite_count,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+})
+
+const ORDER: Record<Sort, string> = {
+  popular: 'p.favorite_count DESC, p.created_at DESC, p.seq DESC',
+  newest: 'p.created_at DESC, p.seq DESC',
+  title: 'p.title COLLATE NOCASE ASC, p.seq ASC',
+}
+
+const PROGRESS_EVERY = 1000
+
+type OldPrompt = { seq: number; title: string; description: string; content: string; tags: string; facets: string }
+
+const statements = perConnection((db: SqliteDb) => {
+  const c = db.$client
+  // Statements by SQL text: listings and searches build a handful of variants (filters, IN lists).
+  const cache = new Map<string, Statement>()
+  const prepared = <R>(sql: string) => {
+    let st = cache.get(sql)
+    if (!st) cache.set(sql, (st = c.prepare(sql)))
+    return st as Statement<R, SQLQueryBindings[]>
+  }
+  return {
+    prepared,
+    revision: c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1'),
+    // the write path
+    category: c.prepare<{ name: string; description: string; icon: string; sort_order: number }, [string]>(
+      'SELECT name, description, icon, sort_order FROM categories WHERE id = ?',
+    ),
+    outline: c.prepare<{ id: string; sub: string | null }, [string]>(
+      'SELECT c.id, s.id AS sub FROM categories c LEFT JOIN subcategories s ON s.category_id = c.id WHERE c.id IN (SELECT value FROM json_each(?))',
+    ),
+    insertCategory: c.prepare(
+      'INSERT INTO categories (id, name, description, icon, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    updateCategory: c.prepare('UPDATE categories SET name = ?, description = ?, icon = ?, sort_order = ?, updated_at = ? WHERE id = ?'),
+    maxOrder: c.prepare<{ n: number }, []>('SELECT coalesce(max(sort_order), 0) AS n FROM categories'),
+    subcategory: c.prepare<{ name: string; description: string; sort_order: number }, [string, string]>(
+      'SELECT name, description, sort_order FROM subcategories WHERE category_id = ? AND id = ?',
+    ),
+    insertSubcategory: c.prepare('INSERT INTO subcategories (category_id, id, name, description, sort_order) VALUES (?, ?, ?, ?, ?)'),
+    updateSubcategory: c.prepare('UPDATE subcategories SET name = ?, description = ?, sort_order = ? WHERE category_id = ? AND id = ?'),
+    promptHash: c.prepare<{ seq: number; source_hash: string }, [string]>('SELECT seq, source_hash FROM prompts WHERE id = ?'),
+    oldPrompt: c.prepare<OldPrompt, [number]>('SELECT seq, title, description, content, tags, facets FROM prompts WHERE seq = ?'),
+    insertPrompt: c.prepare<never, SQLQueryBindings[]>(
+      `INSERT INTO prompts (id, title, description, category_id, subcategory_id, tags, favorite_count, created_at, updated_at, facets, source_hash, preview, content)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+    ),
+    updatePrompt: c.prepare(
+      `UPDATE prompts SET title = ?, description = ?, category_id = ?, subcategory_id = ?, tags = ?, created_at = coalesce(?, created_at),
+       updated_at = ?, facets = ?, source_hash = ?, preview = ?, content = ? WHERE seq = ?`,
+    ),
+    ftsInsert: c.prepare('INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (?, ?, ?, ?, ?, ?)'),
+    ftsDelete: c.prepare(
+      "INSERT INTO prompts_fts (prompts_fts, rowid, title, description, content, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+    ),
+    headInsert: c.prepare('INSERT INTO prompts_head_fts (rowid, title, description, tags, facets) VALUES (?, ?, ?, ?, ?)'),
+    headDelete: c.prepare(
+      "INSERT INTO prompts_head_fts (prompts_head_fts, rowid, title, description, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?)",
+    ),
+    insertTag: c.prepare('INSERT OR IGNORE INTO prompt_tags (tag, prompt_seq) VALUES (?, ?)'),
+    deleteTags: c.prepare('DELETE FROM prompt_tags WHERE prompt_seq = ?'),
+    bump: c.prepare('UPDATE catalogue_state SET revision = revision + 1 WHERE id = 1'),
+    anything: c.prepare<{ one: number }, []>('SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM categories) OR EXISTS (SELECT 1 FROM prompts)'),
+  }
+})
+
+export const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',')
+
+export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
+  /**
+   * Runs `fn` right on the transaction's connection, without a savepoint of its own: inside a
+   * savepoint every statement that might fail halfway opens a statement journal, which cost a
+   * 100,000-prompt import a fifth of its time (bench-search.ts). The caller's transaction is
+   * what makes it atomic (a throw rolls all of it back).
+   */
+  const inTransaction = <T>(tx: Tx, fn: (db: SqliteDb) => T): Promise<T> => storage.read(fn, tx)
+
+  return {
+    revision: () => storage.read((db) => statements(db).revision.get()?.revision ?? 0),
+
+    tree: () =>
+      storage.read((db) => {
+        const c = db.$client
+        return {
+          revision: statements(db).revision.get()?.revision ?? 0,
+          categories: c
+            .query<{ id: string; name: string; description: string; icon: string }, []>(
+              'SELECT id, name, description, icon FROM categories ORDER BY sort_order, id',
+            )
+            .all(),
+          subcategories: c
+            .query<{ categoryId: string; id: string; name: string }, []>(
+              'SELECT category_id AS categoryId, id, name FROM subcategories ORDER BY category_id, sort_order, id',
+            )
+            .all(),
+          counts: c
+            .query<{ categoryId: string; subcategoryId: string | null; n: number }, []>(
+              'SELECT category_id AS categoryId, subcategory_id AS subcategoryId, count(*) AS n FROM prompts GROUP BY category_id, subcategory_id',
+            )
+            .all(),
+        }
+      }),
+
+    listPrompts: (filter, sort, page) =>
+      storage.read((db) => {
+        const { prepared } = statements(db)
+        const where = ['p.category_id = ?']
+        const args: SQLQueryBindings[] = [filter.categoryId]
+        if (filter.subcategoryId !== undefined) {
+          where.push('p.subcategory_id = ?')
+          args.push(filter.subcategoryId)
+        }
+        if (filter.tag !== undefined) {
+          where.push('p.seq IN (SELECT prompt_seq FROM prompt_tags WHERE tag = ?)')
+          args.push(filter.tag)
+        }
+        const clause = where.join(' AND ')
+        const total = prepared<{ n: number }>(`SELECT count(*) AS n FROM prompts p WHERE ${clause}`).get(...args)!.n
+        const rows = prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE ${clause} ORDER BY ${ORDER[sort]} LIMIT ? OFFSET ?`).all(
+          ...args,
+          page.limit,
+          page.offset,
+        )
+        return { items: rows.map(record), total }
+      }),
+
+    prompt: (id) =>
+      storage.read((db) => {
+        const row = statements(db)
+          .prepared<SummaryRow & { content: string }>(`SELECT ${SUMMARY_COLUMNS}, p.content FROM prompts p WHERE p.id = ?`)
+          .get(id)
+        return row ? { ...record(row), content: row.content } : null
+      }),
+
+    titles: (ids) =>
+      storage.read((db) => {
+        if (ids.length === 0) return []
+        return statements(db)
+          .prepared<{ id: string; title: string; categoryId: string }>(
+            `SELECT id, title, category_id AS categoryId FROM prompts WHERE id IN (${placeholders(ids.length)})`,
+          )
+          .all(...ids)
+      }),
+
+    categoryOutline: (categoryIds, tx) =>
+      storage.read((db) => {
+        const outline = new Map<string, Set<string>>()
+        for (const { id, sub } of statements(db).outline.all(JSON.stringify(categoryIds))) {
+          let subs = outline.get(id)
+          if (!subs) outline.set(id, (subs = new Set()))
+          if (sub !== null) subs.add(sub)
+        }
+        return outline
+      }, tx),
+
+    upsertCategory: (input, now, tx) =>
+      storage.write((db): Outcome => {
+        const q = statements(db)
+        const old = q.category.get(input.id)
+        if (!old) {
+          q.insertCategory.run(input.id, input.name, input.description, input.icon, input.order, now, now)
+          return 'created'
+        }
+        if (old.name === input.name && old.description === input.description && old.icon === input.icon && old.sort_order === input.order) {
+          return 'unchanged'
+        }
+        q.updateCategory.run(input.name, input.description, input.icon, input.order, now, input.id)
+        return 'updated'
+      }, tx),
+
+    ensureCategory: (id, now, tx) =>
+      storage.write((db) => {
+        const q = statements(db)
+        if (q.category.get(id)) return false
+        const order = (q.maxOrder.get()?.n ?? 0) + 1
+        q.insertCategory.run(id, nameFromSlug(id), '', '📁', order, now, now)
+        return true
+      }, tx),
+
+    upsertSubcategory: (categoryId, input, tx) =>
+      storage.write((db): Outcome => {
+        const q = statements(db)
+        const old = q.subcategory.get(categoryId, input.id)
+        if (!old) {
+          q.insertSubcategory.run(categoryId, input.id, input.name, input.description, input.order)
+          return 'created'
+        }
+        if (old.name === input.name && old.description === input.description && old.sort_order === input.order) return 'unchanged'
+        q.updateSubcategory.run(input.name, input.description, input.order, categoryId, input.id)
+        return 'updated'
+      }, tx),
+
+    upsertPrompts: (inputs, now, tx, onProgress) =>
+      inTransaction(tx, (db) => {
+        const q = statements(db)
+        // Index writes for the end of the call: [seq, title, description, content, tags, facets], 'delete' first.
+        const queue: { remove: boolean; values: [number, string, string, string, string, string] }[] = []
+        const outcomes = inputs.map((p, i): Outcome => {
+          if (i > 0 && i % PROGRESS_EVERY === 0) onProgress?.(i)
+          const tags = joinTags(p.tags)
+          const hash = promptSourceHash(p, tags)
+          const facets = promptFacets(p.categoryId, p.subcategoryId, p.tags)
+          const existing = q.promptHash.get(p.id)
+          if (existing?.source_hash === hash) return 'unchanged'
+          const preview = previewOf(p.content)
+          let seq: number
+          if (!existing) {
+            const createdAt = p.createdAt ?? now
+            seq = Number(
+              q.insertPrompt.run(
+                p.id,
+                p.title,
+                p.description,
+                p.categoryId,
+                p.subcategoryId,
+                tags,
+                createdAt,
+                p.updatedAt ?? createdAt,
+                facets,
+                hash,
+                preview,
+                p.content,
+              ).lastInsertRowid,
+            )
+          } else {
+            seq = existing.seq
+            const old = q.oldPrompt.get(seq)!
+            queue.push({ remove: true, values: [seq, old.title, old.description, old.content, old.tags, old.facets] })
+            q.updatePrompt.run(
+              p.title,
+              p.description,
+              p.categoryId,
+              p.subcategoryId,
+              tags,
+              p.createdAt ?? null,
+              p.updatedAt ?? now,
+              facets,
+              hash,
+              preview,
+              p.content,
+              seq,
+            )
+            q.deleteTags.run(seq)
+          }
+          queue.push({ remove: false, values: [seq, p.title, p.description, p.content, tags, facets] })
+          for (const tag of p.tags) q.insertTag.run(tag, seq)
+          return existing ? 'updated' : 'created'
+        })
+        // Both indexes, one after the other.
+        for (const op of queue) (op.remove ? q.ftsDelete : q.ftsInsert).run(...op.values)
+        for (const {
+          remove,
+          values: [seq, title, description, , tags, facets],
+        } of queue) {
+          ;(remove ? q.headDelete : q.headInsert).run(seq, title, description, tags, facets)
+        }
+        onProgress?.(inputs.length)
+        return outcomes
+      }),
+
+    bumpRevision: async (tx) => {
+      await storage.write((db) => statements(db).bump.run(), tx)
+    },
+
+    hasContent: (tx) => storage.read((db) => statements(db).anything.get() !== null, tx),
+
+    // BEGIN IMMEDIATE already keeps every other writer, in this process or another, out of the transaction.
+    lockDemoLoad: async () => {},
+  }
+}

@@ -1,0 +1,13 @@
+// Favorites: a user's favorite prompts (favorite_count on the prompts is kept by triggers).
+import type { Storage } from '../../db/storage'
+import type { CatalogueService } from '../catalogue'
+import { createFavoritesService, type FavoritesService } from './service'
+import { sqliteFavoritesStore } from './store.sqlite'
+import { pgFavoritesStore } from './store.pg'
+
+export { favoritesRoutes } from './routes'
+export type { FavoritesService } from './service'
+
+export function createFavorites({ storage, catalogue }: { storage: Storage; catalogue: Pick<CatalogueService, 'promptTitles'> }): FavoritesService {
+  return createFavoritesService(storage.engine === 'sqlite' ? sqliteFavoritesStore(storage) : pgFavoritesStore(storage), catalogue)
+}

@@ -1,0 +1,2 @@
+// Operations: GET /api/health.
+export { healthRoutes } from './routes'

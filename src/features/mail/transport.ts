@@ -1,0 +1,56 @@
+// How a message leaves: SMTP through nodemailer when SMTP_URL is set, else a line in the log
+// (a first run, a development machine). Either way the outbox decides when and how often.
+import nodemailer from 'nodemailer'
+import type { Logger } from '../../log'
+
+export interface OutgoingMail {
+  /** the outbox row's id: the Message-ID is made from it, the same on every attempt */
+  id: string
+  to: string
+  subject: string
+  text: string
+}
+
+export interface MailTransport {
+  readonly kind: 'smtp' | 'log'
+  /** Resolves when the message is accepted; throws when it is not (the outbox retries). */
+  send(mail: OutgoingMail): Promise<void>
+  close(): void
+}
+
+/** The domain of `promptlib <noreply@example.com>`, for Message-IDs. */
+function domainOf(from: string): string {
+  return /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost'
+}
+
+export function smtpTransport(url: string, from: string, timeoutMs: number): MailTransport {
+  // A small pool: a burst of messages reuses one connection instead of a handshake each.
+  const transporter = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: 2,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  })
+  const domain = domainOf(from)
+  return {
+    kind: 'smtp',
+    async send(mail) {
+      // A fixed Message-ID: if a worker dies after the server accepted the message but before the
+      // outbox recorded it, the retry carries the same id and mail systems can drop the copy.
+      await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@${domain}>` })
+    },
+    close: () => transporter.close(),
+  }
+}
+
+export function logTransport(log: Logger): MailTransport {
+  return {
+    kind: 'log',
+    async send(mail) {
+      log.info('e-mail not sent (SMTP_URL is unset)', { mail_id: mail.id, to: mail.to, subject: mail.subject, text: mail.text })
+    },
+    close() {},
+  }
+}

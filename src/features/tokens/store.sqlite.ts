@@ -1,0 +1,99 @@
+// SQLite adapter of the tokens port. The lookup by hash is a prepared statement on the read
+// connection; the limit check and the insert share one write transaction.
+import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { perConnection } from '../../db/sqlite/prepared'
+import type { SqliteDb, SqliteStorage } from '../../db/storage'
+import { personalAccessTokens as pats } from './schema.sqlite'
+import type { PatLookup, TokensStore } from './store'
+
+const statements = perConnection((db: SqliteDb) => ({
+  byHash: db
+    .select({ id: pats.id, userId: pats.userId, expiresAt: pats.expiresAt, revokedAt: pats.revokedAt, lastUsedAt: pats.lastUsedAt })
+    .from(pats)
+    .where(eq(pats.tokenHash, sql.placeholder('hash')))
+    .prepare(),
+}))
+
+export function sqliteTokensStore(storage: SqliteStorage): TokensStore {
+  return {
+    insertWithinLimit: (token, limit, now) =>
+      storage.write((db) => {
+        const [row] = db
+          .select({ n: count() })
+          .from(pats)
+          .where(and(eq(pats.userId, token.userId), isNull(pats.revokedAt), gt(pats.expiresAt, now)))
+          .all()
+        if ((row?.n ?? 0) >= limit) return false
+        db.insert(pats).values(token).run()
+        return true
+      }),
+
+    listUnrevoked: (userId) =>
+      storage.read((db) =>
+        db
+          .select()
+          .from(pats)
+          .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
+          .orderBy(desc(pats.createdAt))
+          .all(),
+      ),
+
+    revoke: (userId, tokenId, now, tx) =>
+      storage.write(
+        (db) =>
+          db
+            .update(pats)
+            .set({ revokedAt: now })
+            .where(and(eq(pats.id, tokenId), eq(pats.userId, userId), isNull(pats.revokedAt)))
+            .returning({ id: pats.id })
+            .get() !== undefined,
+        tx,
+      ),
+
+    revokeAll: (userId, now, tx) =>
+      storage.write(
+        (db) =>
+          db
+            .update(pats)
+            .set({ revokedAt: now })
+            .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
+            .returning({ id: pats.id })
+            .all().length,
+        tx,
+      ),
+
+    byHash: (hash) =>
+      storage.read((db): PatLookup | null => {
+        const row = statements(db).byHash.get({ hash })
+        return row
+          ? {
+              id: row.id,
+              userId: row.userId,
+              expiresAt: row.expiresAt.getTime(),
+              revokedAt: row.revokedAt?.getTime() ?? null,
+              lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+            }
+          : null
+      }),
+
+    async touch(tokenId, now, unlessAfter) {
+      // Conditional, so concurrent requests (or instances) write it once.
+      await storage.write((db) =>
+        db
+          .update(pats)
+          .set({ lastUsedAt: now })
+          .where(and(eq(pats.id, tokenId), or(isNull(pats.lastUsedAt), lt(pats.lastUsedAt, unlessAfter))))
+          .run(),
+      )
+    },
+
+    async prune(cutoff) {
+      await storage.write((db) =>
+        db
+          .delete(pats)
+          .where(or(lt(pats.revokedAt, cutoff), lt(pats.expiresAt, cutoff)))
+          .run(),
+      )
+    },
+  }
+}

@@ -1,0 +1,103 @@
+// PostgreSQL adapter of the usage port. The counter is one conditional upsert (the row lock of
+// ON CONFLICT makes concurrent takes queue, so the limit holds across instances); a take with
+// an item claims the item first in the same transaction, and a refusal rolls the claim back.
+import { and, eq, lt, sql } from 'drizzle-orm'
+import type { PgDb, PgStorage, PgTx } from '../../db/storage'
+import { dailyUsage, dailyUsageItems, rateWindows } from './schema.pg'
+import type { CounterKey, TakeOutcome, UsageStore } from './store'
+
+class Refused extends Error {}
+
+const whereKey = (key: CounterKey) => and(eq(dailyUsage.subject, key.subject), eq(dailyUsage.metric, key.metric), eq(dailyUsage.day, key.day))
+
+async function usedIn(db: PgDb | PgTx, key: CounterKey): Promise<number> {
+  const [row] = await db.select({ count: dailyUsage.count }).from(dailyUsage).where(whereKey(key))
+  return row?.count ?? 0
+}
+
+async function count(db: PgDb | PgTx, key: CounterKey, limit: number | null): Promise<number | null> {
+  const [row] = await db
+    .insert(dailyUsage)
+    .values({ ...key, count: 1 })
+    .onConflictDoUpdate({
+      target: [dailyUsage.subject, dailyUsage.metric, dailyUsage.day],
+      set: { count: sql`${dailyUsage.count} + 1` },
+      setWhere: limit === null ? undefined : lt(dailyUsage.count, limit),
+    })
+    .returning({ count: dailyUsage.count })
+  return row?.count ?? null
+}
+
+export function pgUsageStore(storage: PgStorage): UsageStore {
+  return {
+    async take(key, limit, item, tx): Promise<TakeOutcome> {
+      const db = storage.use(tx)
+      if (item === undefined) {
+        const used = await count(db, key, limit)
+        return used === null ? { outcome: 'refused', used: await usedIn(db, key) } : { outcome: 'counted', used }
+      }
+      try {
+        // A savepoint inside the caller's transaction, or a transaction of its own.
+        return await db.transaction(async (t): Promise<TakeOutcome> => {
+          const [claimed] = await t
+            .insert(dailyUsageItems)
+            .values({ ...key, item })
+            .onConflictDoNothing()
+            .returning({ item: dailyUsageItems.item })
+          if (!claimed) return { outcome: 'repeat', used: await usedIn(t, key) }
+          const used = await count(t, key, limit)
+          if (used === null) throw new Refused()
+          return { outcome: 'counted', used }
+        })
+      } catch (error) {
+        if (!(error instanceof Refused)) throw error
+        return { outcome: 'refused', used: await usedIn(db, key) }
+      }
+    },
+
+    async refund(key, tx) {
+      await storage
+        .use(tx)
+        .update(dailyUsage)
+        .set({ count: sql`greatest(${dailyUsage.count} - 1, 0)` })
+        .where(whereKey(key))
+    },
+
+    used: (key, tx) => usedIn(storage.use(tx), key),
+
+    async usedOn(subject, day) {
+      const rows = await storage.db
+        .select({ metric: dailyUsage.metric, count: dailyUsage.count })
+        .from(dailyUsage)
+        .where(and(eq(dailyUsage.subject, subject), eq(dailyUsage.day, day)))
+      return Object.fromEntries(rows.map((r) => [r.metric, r.count]))
+    },
+
+    async hit(key, windowStart) {
+      const [row] = await storage.db
+        .insert(rateWindows)
+        .values({ key, windowStart, count: 1 })
+        .onConflictDoUpdate({
+          target: rateWindows.key,
+          set: {
+            count: sql`CASE WHEN ${rateWindows.windowStart} = excluded.window_start THEN ${rateWindows.count} + 1 ELSE 1 END`,
+            windowStart: sql`excluded.window_start`,
+          },
+        })
+        .returning({ count: rateWindows.count })
+      return row!.count
+    },
+
+    async forgetSubject(subject, tx) {
+      const db = storage.use(tx)
+      await db.delete(dailyUsage).where(eq(dailyUsage.subject, subject))
+      await db.delete(dailyUsageItems).where(eq(dailyUsageItems.subject, subject))
+    },
+
+    async prune(keepFromDay, windowsBefore) {
+      await storage.db.delete(dailyUsage).where(lt(dailyUsage.day, keepFromDay))
+      await storage.db.delete(dailyUsageItems).where(lt(dailyUsageItems.day, keepFromDay))
+      await storage.db.delete(rateWindows).where(lt(rateWindows.windowStart, windowsBefore))
+    },
+  }
+}

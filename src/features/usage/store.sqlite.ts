@@ -1,0 +1,118 @@
+// SQLite adapter of the usage port. The counter statements are prepared once per connection
+// (metering runs on every metered request); a take with an item runs in one write transaction.
+import { and, eq, lt, sql } from 'drizzle-orm'
+import { perConnection } from '../../db/sqlite/prepared'
+import type { SqliteDb, SqliteStorage } from '../../db/storage'
+import { dailyUsage, dailyUsageItems, rateWindows } from './schema.sqlite'
+import type { CounterKey, TakeOutcome, UsageStore } from './store'
+
+class Refused extends Error {}
+
+const statements = perConnection((db: SqliteDb) => {
+  const counterKey = [dailyUsage.subject, dailyUsage.metric, dailyUsage.day]
+  const keyed = { subject: sql.placeholder('subject'), metric: sql.placeholder('metric'), day: sql.placeholder('day') }
+  const upsert = (setWhere?: ReturnType<typeof lt>) =>
+    db
+      .insert(dailyUsage)
+      .values({ ...keyed, count: 1 })
+      .onConflictDoUpdate({ target: counterKey, set: { count: sql`${dailyUsage.count} + 1` }, setWhere })
+      .returning({ count: dailyUsage.count })
+      .prepare()
+  return {
+    claimItem: db
+      .insert(dailyUsageItems)
+      .values({ ...keyed, item: sql.placeholder('item') })
+      .onConflictDoNothing()
+      .returning()
+      .prepare(),
+    countUnlimited: upsert(),
+    countBelowLimit: upsert(lt(dailyUsage.count, sql.placeholder('limit'))),
+    used: db
+      .select({ count: dailyUsage.count })
+      .from(dailyUsage)
+      .where(and(eq(dailyUsage.subject, keyed.subject), eq(dailyUsage.metric, keyed.metric), eq(dailyUsage.day, keyed.day)))
+      .prepare(),
+    usedOn: db
+      .select({ metric: dailyUsage.metric, count: dailyUsage.count })
+      .from(dailyUsage)
+      .where(and(eq(dailyUsage.subject, keyed.subject), eq(dailyUsage.day, keyed.day)))
+      .prepare(),
+  }
+})
+
+export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
+  const usedIn = (db: SqliteDb, key: CounterKey) => statements(db).used.get({ ...key })?.count ?? 0
+
+  return {
+    take(key, limit, item, tx) {
+      return storage
+        .write((db): TakeOutcome => {
+          const s = statements(db)
+          if (item !== undefined && !s.claimItem.get({ ...key, item })) return { outcome: 'repeat', used: usedIn(db, key) }
+          const row = limit === null ? s.countUnlimited.get({ ...key }) : s.countBelowLimit.get({ ...key, limit })
+          // A refusal rolls the item claim back with the transaction.
+          if (!row) throw new Refused()
+          return { outcome: 'counted', used: row.count }
+        }, tx)
+        .catch(async (error: unknown) => {
+          if (!(error instanceof Refused)) throw error
+          return { outcome: 'refused', used: await storage.read((db) => usedIn(db, key), tx) }
+        })
+    },
+
+    async refund(key, tx) {
+      await storage.write(
+        (db) =>
+          db
+            .update(dailyUsage)
+            .set({ count: sql`max(${dailyUsage.count} - 1, 0)` })
+            .where(and(eq(dailyUsage.subject, key.subject), eq(dailyUsage.metric, key.metric), eq(dailyUsage.day, key.day)))
+            .run(),
+        tx,
+      )
+    },
+
+    used: (key, tx) => storage.read((db) => usedIn(db, key), tx),
+
+    usedOn: (subject, day) =>
+      storage.read((db) =>
+        Object.fromEntries(
+          statements(db)
+            .usedOn.all({ subject, day })
+            .map((r) => [r.metric, r.count]),
+        ),
+      ),
+
+    hit: (key, windowStart) =>
+      storage.write(
+        (db) =>
+          db
+            .insert(rateWindows)
+            .values({ key, windowStart, count: 1 })
+            .onConflictDoUpdate({
+              target: rateWindows.key,
+              set: {
+                count: sql`CASE WHEN ${rateWindows.windowStart} = excluded.window_start THEN ${rateWindows.count} + 1 ELSE 1 END`,
+                windowStart: sql`excluded.window_start`,
+              },
+            })
+            .returning({ count: rateWindows.count })
+            .get()!.count,
+      ),
+
+    async forgetSubject(subject, tx) {
+      await storage.write((db) => {
+        db.delete(dailyUsage).where(eq(dailyUsage.subject, subject)).run()
+        db.delete(dailyUsageItems).where(eq(dailyUsageItems.subject, subject)).run()
+      }, tx)
+    },
+
+    async prune(keepFromDay, windowsBefore) {
+      await storage.write((db) => {
+        db.delete(dailyUsage).where(lt(dailyUsage.day, keepFromDay)).run()
+        db.delete(dailyUsageItems).where(lt(dailyUsageItems.day, keepFromDay)).run()
+        db.delete(rateWindows).where(lt(rateWindows.windowStart, windowsBefore)).run()
+      })
+    },
+  }
+}

@@ -1,0 +1,47 @@
+// SQLite's side of search: the FTS5 expression for the words of a query (terms.ts) and the facet
+// tokens that carry the filters inside the index. Used by the SQLite adapters only.
+import type { SearchTerms } from './terms'
+
+const quote = (word: string) => `"${word.replaceAll('"', '""')}"`
+
+/**
+ * The FTS5 expression: every word must appear, and each filter's facet token in the `facets`
+ * column. The last word, when it may be unfinished, matches as a prefix: either natively (`*`),
+ * or, when `completions` are given, as itself OR one of those whole words. FTS5 answers a
+ * native prefix by merging the index entries of every word with that prefix before anything
+ * else; on a large index that merge is most of a search's time, while an OR of whole words is
+ * read lazily like any other word. Typed words could only match a facet token by spelling its
+ * hex code exactly, so no column filter is spent on keeping them apart.
+ */
+export function ftsExpression(terms: SearchTerms, facets: string[] = [], completions?: readonly string[]): string {
+  const lastIndex = terms.words.length - 1
+  const parts = terms.words.map((w, i) => {
+    if (!terms.prefix || i !== lastIndex) return quote(w)
+    if (!completions) return `${quote(w)}*`
+    const alternatives = [w, ...completions.filter((c) => c !== w)]
+    return alternatives.length === 1 ? quote(w) : `(${alternatives.map(quote).join(' OR ')})`
+  })
+  let expression = parts.join(' AND ')
+  for (const facet of facets) expression += ` AND facets : ${quote(facet)}`
+  return expression
+}
+
+export const categoryFacet = (id: string) => facetToken('c', id)
+export const subcategoryFacet = (id: string) => facetToken('s', id)
+export const tagFacet = (tag: string) => facetToken('t', tag)
+
+// Search filters become tokens in the index's `facets` column: a kind letter and the value's
+// UTF-8 bytes in hex, which the unicode61 tokenizer keeps as one token that no typed word matches.
+const hex = (value: string) => Buffer.from(value, 'utf8').toString('hex')
+export const facetToken = (kind: 'c' | 's' | 't', value: string) => `${kind}${hex(value)}`
+
+export function promptFacets(categoryId: string, subcategoryId: string | null, tags: readonly string[]): string {
+  const tokens = [facetToken('c', categoryId)]
+  if (subcategoryId) tokens.push(facetToken('s', subcategoryId))
+  for (const tag of tags) tokens.push(facetToken('t', tag))
+  return tokens.join(' ')
+}
+
+export function skillFacets(category: string, tags: readonly string[]): string {
+  return [facetToken('c', category), ...tags.map((t) => facetToken('t', t))].join(' ')
+}

@@ -1,0 +1,77 @@
+// Pure text rules shared by the catalogue and skills: slugs and tags, label cleaning, what can be
+// stored exactly, display folding of white space, change fingerprints. No storage here.
+
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+export const SLUG_MAX = 64
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const isSlug = (value: string) => value.length <= SLUG_MAX && SLUG.test(value)
+
+/** A free-form label as a slug: "Machine Learning" → "machine-learning", "Café" → "cafe". */
+export function slugify(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, '')
+}
+
+/** Tags are stored as slugs (letters of any script, digits, single hyphens), unique, in order. */
+export function normaliseTags(tags: readonly string[]): string[] {
+  const out: string[] = []
+  for (const tag of tags) {
+    const t = slugify(tag)
+    if (t && !out.includes(t)) out.push(t)
+  }
+  return out
+}
+
+/** Tags are slugs, so a space never occurs in one: stored joined by spaces. */
+export const joinTags = (tags: readonly string[]) => tags.join(' ')
+export const splitTags = (tags: string): string[] => (tags === '' ? [] : tags.split(' '))
+
+// Names and labels (a category's name, a skill's license, …) are cleaned: Unicode noncharacters
+// are reserved for a program's internal use, and NUL and the other C0 controls but tab, newline and
+// carriage return have no place in a label. Prompt and skill text is never cleaned (see below).
+const UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufdd0-\ufdef\ufffe\uffff]/g
+const HAS_UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufdd0-\ufdef\ufffe\uffff]/
+export const cleanText = (value: string) => (HAS_UNWANTED.test(value) ? value.replace(UNWANTED, '') : value)
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** Where a text has a UTF-16 surrogate without its other half (UTF-8 cannot encode it), or -1. */
+export const loneSurrogateAt = (value: string): number => (value.isWellFormed() ? -1 : LONE_SURROGATE.exec(value)!.index)
+
+/**
+ * Why a text cannot be stored exactly, or null. Prompt and skill text keeps every character JSON
+ * can carry, control characters included; only NUL (`nul: false` for labels, which are cleaned of
+ * it) and lone surrogates cannot: PostgreSQL refuses NUL in text and SQLite's text functions
+ * (FTS5 included) stop at it; either database turns a lone surrogate into U+FFFD. `fromBytes`: the
+ * text was read from a file, where a lone surrogate stands for a byte that is not UTF-8
+ * (catalogue/import/utf8.ts).
+ */
+export function unstorable(
+  value: string,
+  opts: { nul?: boolean; surrogates?: boolean; fromBytes?: boolean } = {},
+): { index: number; problem: string } | null {
+  if (opts.nul !== false) {
+    const nul = value.indexOf('\u0000')
+    if (nul !== -1) return { index: nul, problem: 'contains NUL (U+0000), which cannot be stored' }
+  }
+  if (opts.surrogates === false) return null
+  const at = loneSurrogateAt(value)
+  if (at === -1) return null
+  if (opts.fromBytes) return { index: at, problem: 'contains bytes that are not valid UTF-8 (the file must be UTF-8)' }
+  return { index: at, problem: `contains a lone surrogate (\\u${value.charCodeAt(at).toString(16)}), which cannot be stored` }
+}
+
+/** Runs of white space and control characters (U+001F between a skill's files, …): one space in display text. */
+export const SPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]+/g
+
+/** A short, stable fingerprint of the imported fields (change detection, not security). */
+export function fingerprint(parts: readonly (string | number | null | undefined)[]): string {
+  return Bun.hash(parts.map((p) => (p === null || p === undefined ? '\u0002' : String(p))).join('\u0001')).toString(36)
+}
