@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase } from '../src/db/sqlite/client'
 import { migrationHash, runMigrations } from '../src/db/sqlite/migrate'
+import { EMBEDDED_PG_MIGRATIONS } from '../src/db/postgres/migrations.gen'
 import { EMBEDDED_MIGRATIONS } from '../src/db/sqlite/migrations.gen'
 import { tempDir } from './support/app'
 
@@ -14,6 +15,14 @@ describe('embedded migrations', () => {
     expect(EMBEDDED_MIGRATIONS.map((m) => [m.when, migrationHash(m.sql)])).toEqual(fromFolder.map((m) => [m.folderMillis, m.hash]))
     const sqlFiles = readdirSync(join(import.meta.dir, '..', 'drizzle', 'sqlite')).filter((f) => f.endsWith('.sql'))
     expect(sqlFiles.sort()).toEqual(EMBEDDED_MIGRATIONS.map((m) => `${m.tag}.sql`).sort())
+  })
+
+  test('PostgreSQL: in step with drizzle/postgres/meta/_journal.json, hash for hash', () => {
+    const folder = join(import.meta.dir, '..', 'drizzle', 'postgres')
+    const fromFolder = readMigrationFiles({ migrationsFolder: folder })
+    expect(EMBEDDED_PG_MIGRATIONS.map((m) => [m.when, migrationHash(m.sql)])).toEqual(fromFolder.map((m) => [m.folderMillis, m.hash]))
+    const sqlFiles = readdirSync(folder).filter((f) => f.endsWith('.sql'))
+    expect(sqlFiles.sort()).toEqual(EMBEDDED_PG_MIGRATIONS.map((m) => `${m.tag}.sql`).sort())
   })
 
   test('apply to an empty database once; a second run applies nothing', () => {
