@@ -1,11 +1,9 @@
+// The app's entry: routing, the signed-in user's profile, and the first render.
 import { render } from 'preact'
-import { useState } from 'preact/hooks'
-function App() {
-  const [n, setN] = useState(0)
-  return (
-    <button type="button" onClick={() => setN(n + 1)}>
-      clicked {n}
-    </button>
-  )
-}
+import { App } from './app'
+import { startRouter } from './router'
+import { currentSession, refreshMe } from './session'
+
+startRouter()
+if (currentSession().token) void refreshMe().catch(() => {})
 render(<App />, document.getElementById('app')!)
