@@ -16,14 +16,12 @@ export interface Location {
 }
 
 let key = 0
-const read = (kind: Location['kind'], focus = kind === 'push' || kind === 'pop'): Location => ({
-  path: location.pathname,
-  query: new URLSearchParams(location.search),
-  state: history.state,
-  kind,
-  focus,
-  key: ++key,
-})
+/** the path and query of the page on screen */
+let shown = ''
+function read(kind: Location['kind'], focus = kind === 'push' || kind === 'pop'): Location {
+  shown = location.pathname + location.search
+  return { path: location.pathname, query: new URLSearchParams(location.search), state: history.state, kind, focus, key: ++key }
+}
 
 let current = read('initial')
 const listeners = new Set<() => void>()
@@ -69,7 +67,11 @@ export function withQuery(loc: Location, changes: Record<string, string | number
 }
 
 export function startRouter() {
-  window.addEventListener('popstate', () => notify('pop'))
+  window.addEventListener('popstate', () => {
+    // A change of the fragment alone (the skip link) is no new page.
+    if (location.pathname + location.search === shown) return
+    notify('pop')
+  })
   document.addEventListener('click', (event) => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
     const anchor = (event.target as Element | null)?.closest?.('a')

@@ -19,7 +19,13 @@ export function cli(args: string[], env: Record<string, string>) {
 
 /** Like cli(), without blocking this process: the test can release a lock while the command waits. */
 export async function cliAsync(args: string[], env: Record<string, string>, { timeoutMs }: { timeoutMs?: number } = {}) {
-  const child = Bun.spawn([process.execPath, MAIN, ...args], { env: { ...process.env, ...env }, cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: timeoutMs })
+  const child = Bun.spawn([process.execPath, MAIN, ...args], {
+    env: { ...process.env, ...env },
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: timeoutMs,
+  })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { code, stdout, stderr }
 }
@@ -31,9 +37,10 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): void
 }
 
-/** Starts `promptlib serve` (or a given binary) and waits until /api/health answers. */
+/** Starts `promptlib serve` (or a given binary) on `env.PORT` (else a free port) and waits until /api/health answers. */
 export async function startServer(env: Record<string, string>, command = [process.execPath, MAIN, 'serve']): Promise<ServerProcess> {
-  const port = freePort()
+  // A given PORT lets the caller put the server's own URL in PUBLIC_URL before it starts.
+  const port = env.PORT ? Number(env.PORT) : freePort()
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     cwd: env.CWD ?? ROOT,

@@ -86,7 +86,7 @@ function SubscriptionState() {
           <dt>Plan</dt>
           <dd>{TIER_NAMES[sub.data.tier] ?? sub.data.tier}</dd>
           <dt>Status</dt>
-          <dd>{sub.data.status === 'none' ? 'never paid' : sub.data.status.replaceAll('_', ' ')}</dd>
+          <dd>{sub.data.status === 'none' ? 'no payment on record' : sub.data.status.replaceAll('_', ' ')}</dd>
           {sub.data.provider && (
             <>
               <dt>Paid with</dt>

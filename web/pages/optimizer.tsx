@@ -296,7 +296,7 @@ export function OptimizerPage() {
               <ErrorNotice error={run.error} />
             ))}
           {(run.text || run.status === 'streaming') && (
-            <pre class="prompt-text optimized" aria-busy={streaming} aria-label="Optimized prompt">
+            <pre class="prompt-text optimized" id="optimized-text" aria-busy={streaming} aria-label="Optimized prompt">
               {run.text}
             </pre>
           )}
