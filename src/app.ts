@@ -38,15 +38,7 @@ export interface AppDeps {
   mailTransport?: MailTransport
 }
 
-export function createApp({
-  config,
-  storage,
-  log,
-  jwtSecret,
-  shutdown = new AbortController().signal,
-  registerInstance = false,
-  mailTransport,
-}: AppDeps) {
+export function createApp({ config, storage, log, jwtSecret, shutdown = new AbortController().signal, registerInstance = false, mailTransport }: AppDeps) {
   const usage = createUsage(storage)
   const accounts = createAccounts({
     storage,

@@ -16,6 +16,14 @@ import { type FakeStripe, signStripe, startFakeStripe } from './support/fake-str
 import { MockProvider } from './support/oauth-provider'
 import { cli, freePort, type ServerProcess, startServer } from './support/process'
 
+// Browser globals, for the functions that run in the page (page.evaluate); this program has no DOM types.
+declare const window: any
+declare const document: any
+declare const location: any
+declare const localStorage: any
+declare const navigator: any
+declare const getComputedStyle: any
+
 const run = haveChromium && TEST_ENGINE === 'sqlite'
 if (!haveChromium) console.log('web-browser: skipped, no Chromium at /usr/bin/chromium (apt-get install chromium, or set CHROMIUM_PATH)')
 else if (!run) console.log('web-browser: skipped on the PostgreSQL pass (the app calls the same API on either engine; it runs on the SQLite pass)')

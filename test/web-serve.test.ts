@@ -106,7 +106,7 @@ describe('the page', () => {
     expect(post.status).toBe(405)
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
     expect(post.headers.get('content-type')).toStartWith('application/problem+json')
-    expect((await post.json()).code).toBe('method_not_allowed')
+    expect(((await post.json()) as { code: string }).code).toBe('method_not_allowed')
     const options = await get('/account', { method: 'OPTIONS' })
     expect(options.status).toBe(204)
     expect(options.headers.get('allow')).toBe('GET, HEAD, OPTIONS')

@@ -29,8 +29,7 @@ async function jwtSecret(config: Config, storage: Storage, log: Logger): Promise
     return value
   }
   const { secret, source } = resolveJwtSecret(config)
-  if (source === 'generated')
-    log.warn('JWT_SECRET is not set; generated one and kept it in the data directory', { file: join(config.dataDir, 'jwt-secret') })
+  if (source === 'generated') log.warn('JWT_SECRET is not set; generated one and kept it in the data directory', { file: join(config.dataDir, 'jwt-secret') })
   return secret
 }
 

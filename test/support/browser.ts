@@ -6,6 +6,10 @@ import { join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { ROOT } from './process'
 
+// Browser globals, for the functions that run in the page (page.evaluate); this program has no DOM types.
+declare const window: any
+declare const document: any
+
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const haveChromium = existsSync(CHROMIUM)
 

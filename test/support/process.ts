@@ -19,13 +19,7 @@ export function cli(args: string[], env: Record<string, string>) {
 
 /** Like cli(), without blocking this process: the test can release a lock while the command waits. */
 export async function cliAsync(args: string[], env: Record<string, string>, { timeoutMs }: { timeoutMs?: number } = {}) {
-  const child = Bun.spawn([process.execPath, MAIN, ...args], {
-    env: { ...process.env, ...env },
-    cwd: ROOT,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    timeout: timeoutMs,
-  })
+  const child = Bun.spawn([process.execPath, MAIN, ...args], { env: { ...process.env, ...env }, cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: timeoutMs })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { code, stdout, stderr }
 }
