@@ -7,6 +7,8 @@
 // Skipped without /usr/bin/chromium (or CHROMIUM_PATH), with a printed reason; CI installs it. The
 // PostgreSQL pass skips it too: it checks the app, which calls the same API on either engine.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { tempDir, TEST_ENGINE } from './support/app'
 import { checkoutCompleted } from './support/billing'
@@ -368,6 +370,78 @@ describe.skipIf(!run)('the web app', () => {
     await page.getByText('The sign-in was cancelled at the provider.').waitFor()
   }, 60_000)
 
+  test('skills: below pro an upgrade prompt; pro searches, opens one, its Markdown rendered and sanitized (renderer loaded only there), its files listed', async () => {
+    // A skill whose instructions try everything an author could slip into Markdown.
+    const folder = join(tempDir(), 'hostile-markdown')
+    mkdirSync(join(folder, 'scripts'), { recursive: true })
+    writeFileSync(join(folder, 'scripts', 'run.sh'), 'echo hi\n')
+    writeFileSync(
+      join(folder, 'SKILL.md'),
+      [
+        '---',
+        'name: hostile-markdown',
+        'description: Checks that Markdown from a skill cannot run script in the app.',
+        'license: MIT',
+        '---',
+        '# Hostile instructions',
+        '',
+        'Some **bold** text and a [safe link](https://example.com/docs).',
+        '',
+        '<script>window.__xss = "script"</script>',
+        '',
+        '<img src="x" onerror="window.__xss = \'img\'">',
+        '',
+        '<a href="javascript:window.__xss = \'href\'">click me</a>',
+        '',
+        '<iframe src="https://example.com"></iframe>',
+        '',
+        '<div style="position:fixed;inset:0" onclick="window.__xss = \'div\'">overlay</div>',
+        '',
+        '![remote image](https://example.com/tracker.png) and [a script link](javascript:window.__xss=1)',
+        '',
+        '- step one',
+        '- step two',
+        '',
+      ].join('\n'),
+    )
+    expect(cli(['import', folder], env).code).toBe(0)
+
+    const free = await user()
+    const freePage = await visitor({ token: free.token })
+    await freePage.goto(`${base}/skills`)
+    await freePage.getByText('Skills needs the pro plan or higher.').waitFor()
+
+    const pro = await user('pro')
+    const page = await visitor({ token: pro.token })
+    const scripts: string[] = []
+    page.on('request', (r) => r.resourceType() === 'script' && scripts.push(new URL(r.url()).pathname))
+    await page.goto(`${base}/skills`)
+    await heading(page, 'Skills')
+    const renderer = await page.locator('meta[name="promptlib-markdown"]').getAttribute('content')
+    expect(renderer!).toMatch(/^\/chunk-[a-z0-9]+\.js$/)
+    expect(scripts).not.toContain(renderer!)
+    await page.getByRole('searchbox', { name: 'Search skills' }).pressSequentially('hostile', { delay: 30 })
+    await page.getByRole('link', { name: 'hostile-markdown' }).click()
+    await heading(page, 'hostile-markdown')
+    const box = page.locator('.markdown')
+    await box.getByRole('heading', { name: 'Hostile instructions' }).waitFor()
+    expect(scripts).toContain(renderer!)
+    expect(await box.locator('strong').innerText()).toBe('bold')
+    expect(await box.locator('li').allInnerTexts()).toEqual(['step one', 'step two'])
+    const safe = box.getByRole('link', { name: 'safe link' })
+    expect(await safe.getAttribute('rel')).toBe('noopener noreferrer nofollow')
+    expect(await safe.getAttribute('target')).toBe('_blank')
+    expect(await box.locator('script, iframe, img, [onerror], [onclick], [style]').count()).toBe(0)
+    expect(await box.getByText('click me').getAttribute('href')).toBeNull()
+    expect(await box.getByText('a script link').getAttribute('href')).toBeNull()
+    expect(await box.getByRole('link', { name: '[image: remote image]' }).getAttribute('href')).toBe('https://example.com/tracker.png')
+    await box.getByText('overlay').click()
+    await box.getByText('click me').click()
+    expect(await page.evaluate(() => window.__xss)).toBeUndefined()
+    await page.getByText('scripts/run.sh').waitFor()
+    await page.getByText('MIT').waitFor()
+  }, 60_000)
+
   test('keyboard only: skip link, search, a result, the prompt page; focus always visible; the theme toggle', async () => {
     const page = await visitor()
     await page.goto(`${base}/`)
@@ -482,7 +556,10 @@ describe.skipIf(!run)('the web app', () => {
 
   test('no page broke a CSP rule, threw, or asked anything of another origin (the fake checkout page aside)', () => {
     for (const check of afterChecks) check()
-    expect(problems).toEqual([])
+    // The hostile skill's style attribute is refused by the CSP while DOMPurify parses it (Chromium
+    // reports even an inert parse), before DOMPurify drops it: the policy at work, not the app breaking it.
+    const expected = (p: string) => p.includes('/skills/hostile-markdown: console: Applying inline style violates')
+    expect(problems.filter((p) => !expected(p))).toEqual([])
     expect(foreign.filter((url) => !url.startsWith('https://checkout.stripe.test/') && !url.startsWith(idp!.url))).toEqual([])
   })
 })

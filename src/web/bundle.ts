@@ -1,12 +1,14 @@
-// The web app's files (web/index.html, its script and stylesheet), bundled by Bun from the HTML
-// import below. In the compiled binary (and any ahead-of-time `bun build`) Bun has bundled them
-// already and embedded the files: the import is a manifest listing them. Run from source it is only
-// the HTML file's path, and the app is bundled here, in memory, with the same settings as the
+// The web app's files, bundled by Bun from two HTML imports: web/index.html (the app: its script,
+// stylesheet and icon) and web/markdown.html (the Markdown renderer, a script of its own that only
+// skill pages load). In the compiled binary (and any ahead-of-time `bun build`) Bun has bundled them
+// already and embedded the files: each import is a manifest listing them. Run from source an import
+// is only the HTML file's path, and it is bundled here, in memory, with the same settings as the
 // binary's build (`--minify-syntax`, no source maps), so both serve the same kind of files.
 import { basename } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { HTMLBundle } from 'bun'
 import app from '../../web/index.html'
+import markdown from '../../web/markdown.html'
 
 export interface WebAsset {
   /** the URL path it is served at: `/` for the page, `/chunk-….js` for the rest */
@@ -20,48 +22,53 @@ export interface WebAsset {
 
 export interface WebBundle {
   page: WebAsset
-  /** the page's script and stylesheet by URL path; their names carry a content hash */
+  /** the files the page and the Markdown renderer use, by URL path; their names carry a content hash */
   assets: Map<string, WebAsset>
+}
+
+interface BuiltFile {
+  name: string
+  type: string
+  body: Uint8Array
+  etag?: string
+}
+
+/** One HTML entry's page and the files it names. */
+interface Built {
+  html: string
+  files: BuiltFile[]
 }
 
 function asset(path: string, type: string, body: Uint8Array, etag?: string): WebAsset {
   const gzipped = gzipSync(body, { level: 9 })
-  return {
-    path,
-    type,
-    etag: `"${etag ?? Bun.hash(body).toString(36)}"`,
-    body,
-    gzip: gzipped.byteLength < body.byteLength ? gzipped : null,
-  }
+  return { path, type, etag: `"${etag ?? Bun.hash(body).toString(36)}"`, body, gzip: gzipped.byteLength < body.byteLength ? gzipped : null }
 }
 
-function assemble(files: { name: string; type: string; body: Uint8Array; etag?: string }[]): WebBundle {
-  let page: WebAsset | null = null
-  const assets = new Map<string, WebAsset>()
-  for (const file of files) {
-    if (file.type.startsWith('text/html')) page = asset('/', file.type, file.body, file.etag)
-    else assets.set(`/${file.name}`, asset(`/${file.name}`, file.type, file.body, file.etag))
-  }
-  if (!page) throw new Error('the web app bundle has no HTML page')
-  return { page, assets }
+/** The page of an entry and the files it names (`src="/…"`, `href="/…"`), from the bundler's list. */
+function split(entry: HTMLBundle, files: (BuiltFile & { path: string })[]): Built {
+  const page = files.find((f) => f.path === entry.index) ?? files.find((f) => f.type.startsWith('text/html'))
+  if (!page) throw new Error(`the web bundle of ${entry.index} has no HTML page`)
+  const html = new TextDecoder().decode(page.body)
+  const named = new Set([...html.matchAll(/\s(?:src|href)="\/([^"/]+)"/g)].map((m) => m[1]!))
+  return { html, files: files.filter((f) => named.has(f.name)) }
 }
 
-async function embedded(files: NonNullable<HTMLBundle['files']>): Promise<WebBundle> {
-  return assemble(
-    await Promise.all(
-      files.map(async (file) => ({
-        name: basename(file.path),
-        type: file.headers['content-type'],
-        etag: file.headers.etag,
-        body: await Bun.file(file.path).bytes(),
-      })),
-    ),
+async function embedded(entry: HTMLBundle): Promise<Built> {
+  const files = await Promise.all(
+    entry.files!.map(async (file) => ({
+      path: file.path,
+      name: basename(file.path),
+      type: file.headers['content-type'],
+      etag: file.headers.etag,
+      body: await Bun.file(file.path).bytes(),
+    })),
   )
+  return split(entry, files)
 }
 
-async function bundledNow(entry: string): Promise<WebBundle> {
+async function bundledNow(entry: HTMLBundle): Promise<Built> {
   const result = await Bun.build({
-    entrypoints: [entry],
+    entrypoints: [entry.index],
     target: 'browser',
     minify: { syntax: true },
     jsx: { development: false },
@@ -69,9 +76,24 @@ async function bundledNow(entry: string): Promise<WebBundle> {
     sourcemap: 'none',
   })
   if (!result.success) throw new AggregateError(result.logs, 'the web app did not bundle')
-  return assemble(
-    await Promise.all(result.outputs.map(async (o) => ({ name: basename(o.path), type: o.type, body: new Uint8Array(await o.arrayBuffer()) }))),
+  const files = await Promise.all(
+    result.outputs.map(async (o) => ({ path: o.path, name: basename(o.path), type: o.type, body: new Uint8Array(await o.arrayBuffer()) })),
   )
+  // The bundler names the HTML output after its source; the page is the one output that is HTML.
+  return split({ ...entry, index: files.find((f) => f.type.startsWith('text/html'))?.path ?? entry.index }, files)
+}
+
+const load = (entry: HTMLBundle) => (entry.files ? embedded(entry) : bundledNow(entry))
+
+async function assemble(): Promise<WebBundle> {
+  const [page, renderer] = await Promise.all([load(app), load(markdown)])
+  const script = renderer.files.find((f) => f.type.startsWith('text/javascript'))
+  if (!script) throw new Error('the Markdown renderer bundled to no script')
+  // The page names the renderer's script, hashed name and all, so that it can be cached for good.
+  const html = page.html.replace('</head>', `<meta name="promptlib-markdown" content="/${script.name}"></head>`)
+  const assets = new Map<string, WebAsset>()
+  for (const file of [...page.files, script]) assets.set(`/${file.name}`, asset(`/${file.name}`, file.type, file.body, file.etag))
+  return { page: asset('/', 'text/html;charset=utf-8', new TextEncoder().encode(html)), assets }
 }
 
 let loading: Promise<WebBundle> | null = null
@@ -79,7 +101,7 @@ let loading: Promise<WebBundle> | null = null
 /** The bundle, loaded (or built) once per process, on first use. */
 export function webBundle(): Promise<WebBundle> {
   if (!loading) {
-    loading = app.files ? embedded(app.files) : bundledNow(app.index)
+    loading = assemble()
     // A failure is not remembered: the next visit tries again (and logs again).
     loading.catch(() => (loading = null))
   }

@@ -1,9 +1,9 @@
 // Skills (pro and lifetime): a list to search as you type, and each skill's instructions rendered
 // from Markdown (sanitized) with its files. Below pro: what skills are and how to get them.
 import { type ComponentChildren, Fragment } from 'preact'
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, getJson, type Page as ApiPage, query, type Skill } from '../api'
-import { renderMarkdown } from '../markdown'
+import { loadMarkdown } from '../markdown-loader'
 import { navigate, useLocation, withQuery } from '../router'
 import { useSession } from '../session'
 import { ErrorNotice, Loading, Page, Pager, SignInPrompt, UpgradePrompt, useApi } from '../ui'
@@ -32,7 +32,7 @@ function SkillList() {
   )
   return (
     <>
-      <form role="search" class="filters" aria-label="Search skills" onSubmit={(e) => e.preventDefault()}>
+      <form role="search" class="filters" aria-label="Skills" onSubmit={(e) => e.preventDefault()}>
         <div class="field grow">
           <label for="skill-search">Search skills</label>
           <input
@@ -89,11 +89,27 @@ export function SkillsPage() {
 
 function Markdown({ text }: { text: string }) {
   const box = useRef<HTMLDivElement>(null)
+  const [state, setState] = useState<'loading' | 'shown' | unknown>('loading')
   // Sanitized DOM nodes go in as they are (markdown.ts); Preact leaves this element's children alone.
   useEffect(() => {
-    box.current?.replaceChildren(renderMarkdown(text))
+    let live = true
+    loadMarkdown().then(
+      (render) => {
+        if (!live) return
+        box.current?.replaceChildren(render(text))
+        setState('shown')
+      },
+      (error) => live && setState(error),
+    )
+    return () => void (live = false)
   }, [text])
-  return <div class="markdown" ref={box} />
+  return (
+    <>
+      {state === 'loading' && <Loading what="Loading the instructions" />}
+      {state !== 'loading' && state !== 'shown' && <ErrorNotice error={state} />}
+      <div class="markdown" ref={box} />
+    </>
+  )
 }
 
 export function SkillPage({ id }: { id: string }) {
