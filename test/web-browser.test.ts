@@ -424,7 +424,9 @@ describe.skipIf(!run)('the web app', () => {
     await page.getByRole('link', { name: 'hostile-markdown' }).click()
     await heading(page, 'hostile-markdown')
     const box = page.locator('.markdown')
-    await box.getByRole('heading', { name: 'Hostile instructions' }).waitFor()
+    // its `# heading` sits below the page's own headings
+    await box.getByRole('heading', { level: 3, name: 'Hostile instructions' }).waitFor()
+    expect(await page.locator('h1').count()).toBe(1)
     expect(scripts).toContain(renderer!)
     expect(await box.locator('strong').innerText()).toBe('bold')
     expect(await box.locator('li').allInnerTexts()).toEqual(['step one', 'step two'])

@@ -23,6 +23,13 @@ export function renderMarkdown(text: string): DocumentFragment {
     link.setAttribute('target', '_blank')
     link.setAttribute('rel', 'noopener noreferrer nofollow')
   }
+  // The instructions sit under the page's "Instructions" heading (h2): their headings start at h3.
+  for (const heading of fragment.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const level = Math.min(6, Number(heading.tagName[1]) + 2)
+    const shifted = document.createElement(`h${level}`)
+    shifted.append(...heading.childNodes)
+    heading.replaceWith(shifted)
+  }
   // The page loads nothing from another site (its CSP would refuse it anyway): a remote image
   // becomes its description, linked.
   for (const image of fragment.querySelectorAll('img')) {
