@@ -20,13 +20,9 @@ import { generateCatalogue, generateQueries } from './bench/catalogue-data'
 import { freePort, ROOT, startProcess, tempDir } from './bench/lib'
 
 // Browser globals, for the functions that run in the page; this program has no DOM types.
-// biome-ignore lint: page globals
 declare const window: any
-// biome-ignore lint: page globals
 declare const document: any
-// biome-ignore lint: page globals
 declare const MutationObserver: any
-// biome-ignore lint: page globals
 declare const requestAnimationFrame: any
 
 const { values: opts } = parseArgs({

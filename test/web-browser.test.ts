@@ -14,6 +14,7 @@ import { tempDir, TEST_ENGINE } from './support/app'
 import { checkoutCompleted } from './support/billing'
 import { axeScan, haveChromium, launchChromium, SCREENSHOTS, screenshot, watch } from './support/browser'
 import { FakeLlm } from './support/fake-llm'
+import { type FakePaypal, startFakePaypal } from './support/fake-paypal'
 import { type FakeStripe, signStripe, startFakeStripe } from './support/fake-stripe'
 import { MockProvider } from './support/oauth-provider'
 import { cli, freePort, type ServerProcess, startServer } from './support/process'
@@ -23,6 +24,7 @@ declare const window: any
 declare const document: any
 declare const location: any
 declare const localStorage: any
+declare const sessionStorage: any
 declare const navigator: any
 declare const getComputedStyle: any
 
@@ -34,6 +36,7 @@ let server: ServerProcess | undefined
 let browser: Browser | undefined
 let llm: FakeLlm | undefined
 let stripe: FakeStripe | undefined
+let paypal: FakePaypal | undefined
 let idp: MockProvider | undefined
 let env: Record<string, string> = {}
 let base = ''
@@ -45,6 +48,7 @@ beforeAll(async () => {
   if (!run) return
   llm = new FakeLlm()
   stripe = startFakeStripe()
+  paypal = startFakePaypal()
   idp = await MockProvider.start('oidc')
   const port = freePort()
   base = `http://127.0.0.1:${port}`
@@ -55,6 +59,7 @@ beforeAll(async () => {
     AUTH_RATE_LIMIT: '0',
     LOG_LEVEL: 'warn',
     ...stripe.env(),
+    ...paypal.env(),
     OPTIMIZER_BASE_URL: llm.url,
     OPTIMIZER_API_KEY: 'sk-test-secret-key-0123456789',
     OPTIMIZER_MODEL: 'fake-model-1',
@@ -73,6 +78,7 @@ afterAll(async () => {
   await server?.exited
   llm?.stop()
   stripe?.close()
+  paypal?.close()
   await idp?.stop()
 })
 
@@ -81,9 +87,15 @@ async function visitor(options: { token?: string; width?: number; bypassCSP?: bo
   const context = await browser!.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, bypassCSP: options.bypassCSP ?? false })
   contexts.push(context)
   if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-  // (about:blank, where every page starts, has no storage)
-  if (options.token)
-    await context.addInitScript((token) => location.origin !== 'null' && localStorage.setItem('promptlib.token', token), options.token)
+  // Signed in once per tab, as after a login: a reload keeps what the app stored since (a new token, or none
+  // after logging out). (about:blank, where every page starts, has no storage.)
+  if (options.token) {
+    await context.addInitScript((token) => {
+      if (location.origin === 'null' || sessionStorage.getItem('signed-in-by-test')) return
+      sessionStorage.setItem('signed-in-by-test', '1')
+      localStorage.setItem('promptlib.token', token)
+    }, options.token)
+  }
   // The axe contexts bypass the CSP to inject axe; only the others watch for CSP refusals.
   if (!options.bypassCSP) {
     const watched = watch(context, base)
@@ -335,6 +347,19 @@ describe.skipIf(!run)('the web app', () => {
     await page.goto(`${base}/billing?status=cancelled`)
     await page.getByText('The checkout was cancelled; nothing was charged.').waitFor()
 
+    // The wallet provider too: a lifetime order at PayPal, its approval page answered by the test.
+    await page
+      .context()
+      .route('https://www.paypal.test/**', (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Fake PayPal</title><h1>Fake PayPal</h1>' }),
+      )
+    await page.getByRole('button', { name: 'Pay with PayPal for Lifetime' }).click()
+    await page.waitForURL('https://www.paypal.test/checkoutnow?token=**')
+    const order = paypal!.requests.filter((r) => r.method === 'POST' && r.path === '/v2/checkout/orders').at(-1)
+    expect(JSON.stringify(order?.body)).toContain(me.id)
+    await page.goto(`${base}/billing?status=error`)
+    await page.getByText(/The payment could not be completed/).waitFor()
+
     const event = checkoutCompleted({ id: me.id }, 'pro')
     const delivered = await fetch(`${base}/api/payments/webhook`, {
       method: 'POST',
@@ -442,6 +467,52 @@ describe.skipIf(!run)('the web app', () => {
     expect(await page.evaluate(() => window.__xss)).toBeUndefined()
     await page.getByText('scripts/run.sh').waitFor()
     await page.getByText('MIT').waitFor()
+  }, 60_000)
+
+  test('account: tier and today’s usage; change the password (still signed in), log out, log in with it; delete the account', async () => {
+    const me = await user()
+    expect((await api(`/search?q=email`)).status).toBe(200)
+    const page = await visitor({ token: me.token })
+    await page.goto(`${base}/account`)
+    await heading(page, 'Account')
+    await page.getByText(me.email).first().waitFor()
+    expect(await page.locator('.facts').first().innerText()).toContain('Free')
+    await page.getByText('Prompts opened: 0 of 10').waitFor()
+    await page.getByText('Optimizations: 0 of 3').waitFor()
+
+    await page.getByLabel('Current password').fill('a long enough passphrase')
+    await page.getByLabel('New password').fill('an even longer passphrase now')
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await page.getByText('Password changed.').waitFor()
+    // The old token is over; the app holds a new one and stays signed in.
+    expect((await api('/user/me', me.token)).status).toBe(401)
+    await page.reload()
+    await page.getByText('Prompts opened: 0 of 10').waitFor()
+
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await heading(page, 'Prompt library')
+    await page.goto(`${base}/login?next=/account`)
+    await page.getByLabel('E-mail').fill(me.email)
+    await page.getByLabel('Password').fill('a long enough passphrase')
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+    await page.getByText('The e-mail or password is wrong', { exact: false }).or(page.getByRole('alert')).first().waitFor()
+    await page.getByLabel('Password').fill('an even longer passphrase now')
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+    await heading(page, 'Account')
+
+    await page.getByRole('button', { name: 'Delete my account…' }).click()
+    const remove = page.getByRole('button', { name: 'Delete permanently' })
+    expect(await remove.isDisabled()).toBe(true)
+    await page.getByLabel(/Type your e-mail/).fill(me.email)
+    await remove.click()
+    await heading(page, 'Prompt library')
+    await page.getByRole('link', { name: 'Log in' }).waitFor()
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: me.email, password: 'an even longer passphrase now' }),
+    })
+    expect(login.status).toBe(401)
   }, 60_000)
 
   test('keyboard only: skip link, search, a result, the prompt page; focus always visible; the theme toggle', async () => {
@@ -556,12 +627,13 @@ describe.skipIf(!run)('the web app', () => {
     expect(failures).toEqual([])
   }, 240_000)
 
-  test('no page broke a CSP rule, threw, or asked anything of another origin (the fake checkout page aside)', () => {
+  test('no page broke a CSP rule, threw, or asked anything of another origin (the providers’ pages aside)', () => {
     for (const check of afterChecks) check()
     // The hostile skill's style attribute is refused by the CSP while DOMPurify parses it (Chromium
     // reports even an inert parse), before DOMPurify drops it: the policy at work, not the app breaking it.
     const expected = (p: string) => p.includes('/skills/hostile-markdown: console: Applying inline style violates')
     expect(problems.filter((p) => !expected(p))).toEqual([])
-    expect(foreign.filter((url) => !url.startsWith('https://checkout.stripe.test/') && !url.startsWith(idp!.url))).toEqual([])
+    const providers = ['https://checkout.stripe.test/', 'https://www.paypal.test/', idp!.url]
+    expect(foreign.filter((url) => !providers.some((p) => url.startsWith(p)))).toEqual([])
   })
 })

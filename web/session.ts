@@ -84,6 +84,12 @@ export async function signIn(token: string): Promise<Me | null> {
   return refreshMe()
 }
 
+/** The same user with a new token (after a password change): the profile stays on screen meanwhile. */
+export function replaceToken(token: string) {
+  storeToken(token)
+  update({ token })
+}
+
 export function signOut() {
   storeToken(null)
   update({ token: null, me: null, notice: null })

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { type Me, sendJson } from '../api'
 import { clock, day, duration, secondsToUtcMidnight } from '../lib/time'
 import { navigate } from '../router'
-import { refreshMe, signIn, signOut, useSession } from '../session'
+import { refreshMe, replaceToken, signOut, useSession } from '../session'
 import { ErrorNotice, Field, fieldError, Loading, Notice, Page, SignInPrompt, TIER_NAMES } from '../ui'
 
 function Usage({ label, used, limit }: { label: string; used: number; limit: number | null }) {
@@ -34,7 +34,7 @@ function PasswordForm({ me }: { me: Me }) {
       await sendJson('POST', '/user/password', hasPassword ? { current_password: current, new_password: next } : { new_password: next })
       // Every login token issued before the change stops working, this one included: log in again with the new password.
       const answer = await sendJson<{ access_token: string }>('POST', '/auth/login', { email: me.email, password: next }, { token: null })
-      await signIn(answer.access_token)
+      replaceToken(answer.access_token)
       setCurrent('')
       setNext('')
       setDone(true)
