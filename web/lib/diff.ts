@@ -10,11 +10,12 @@ export interface Edit<T> {
 }
 
 /**
- * The shortest edit script turning `a` into `b` (Myers 1986). `maxCost` bounds the work: past that
- * many insertions plus deletions the texts are treated as replaced wholesale (all of `a` deleted,
- * all of `b` inserted), which keeps a 20,000-character rewrite of a different text fast.
+ * The shortest edit script turning `a` into `b` (Myers 1986). `maxCost` bounds the work and the
+ * memory (each step keeps a frontier of 2 × maxCost numbers): past that many insertions plus
+ * deletions the texts are treated as replaced wholesale (all of `a` deleted, all of `b` inserted),
+ * which keeps a 20,000-character rewrite of a different text fast.
  */
-export function diff<T>(a: readonly T[], b: readonly T[], maxCost = 2000): Edit<T>[] {
+export function diff<T>(a: readonly T[], b: readonly T[], maxCost = 1000): Edit<T>[] {
   // Common head and tail first: most of a rewrite that keeps the prompt is equal there.
   let head = 0
   while (head < a.length && head < b.length && a[head] === b[head]) head++
