@@ -41,9 +41,10 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): void
 }
 
-/** Starts `promptlib serve` (or a given binary) and waits until /api/health answers. */
+/** Starts `promptlib serve` (or a given binary) on `env.PORT` (else a free port) and waits until /api/health answers. */
 export async function startServer(env: Record<string, string>, command = [process.execPath, MAIN, 'serve']): Promise<ServerProcess> {
-  const port = freePort()
+  // A given PORT lets the caller put the server's own URL in PUBLIC_URL before it starts.
+  const port = env.PORT ? Number(env.PORT) : freePort()
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     cwd: env.CWD ?? ROOT,
