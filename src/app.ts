@@ -53,8 +53,6 @@ export function createApp({
     jwt: new JwtCodec(jwtSecret),
     hasher: new PasswordHasher(config.passwordHash),
     usage,
-    // oauth is built below (it needs accounts); the profile asks it only when a request comes.
-    linkedProviders: (userId) => oauth.providersOf(userId),
   })
   const tokens = createTokens(storage, accounts)
   const oauth = createOAuth({ storage, config, jwtSecret, accounts, tokens, log })

@@ -34,6 +34,31 @@ describe('embedded migrations', () => {
     db.$client.close()
   })
 
+  test('0009 fills linked_providers for accounts linked before it', () => {
+    const db = openDatabase(join(tempDir(), 'backfill.db'))
+    const upTo = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === '0009_linked_providers')
+    runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, upTo))
+    db.$client.run(
+      `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'a@b.co', 'A', 'free', 1, 1), ('u2', 'c@d.co', 'C', 'free', 1, 1)`,
+    )
+    for (const [provider, subject] of [
+      ['provider-b', 's1'],
+      ['provider-a', 's2'],
+      ['provider-b', 's3'],
+    ]) {
+      db.$client.run(
+        `INSERT INTO oauth_identities (provider, issuer, subject, user_id, created_at, last_sign_in_at) VALUES (?, 'https://idp', ?, 'u1', 1, 1)`,
+        [provider!, subject!],
+      )
+    }
+    runMigrations(db)
+    expect(db.$client.query('SELECT id, linked_providers FROM users ORDER BY id').all()).toEqual([
+      { id: 'u1', linked_providers: 'provider-a provider-b' },
+      { id: 'u2', linked_providers: '' },
+    ])
+    db.$client.close()
+  })
+
   test('the database runs in WAL mode with foreign keys on', () => {
     const db = openDatabase(join(tempDir(), 'p.db'))
     expect(db.$client.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
