@@ -20,7 +20,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: background checkpoints', () =
     const db = openDatabase(file)
     db.$client.run('CREATE TABLE t (x TEXT)')
     const log = createMemoryLogger('debug')
-    const checkpoints = startBackgroundCheckpoints(db, file, log)
+    const checkpoints = startBackgroundCheckpoints(db, file, log, { startAboveBytes: 0 })
     for (let i = 0; i < 50 && autocheckpoint(db) !== 0; i++) await Bun.sleep(20)
     expect(autocheckpoint(db)).toBe(0)
     expect(log.lines().some((l) => l.msg === 'background checkpoints started')).toBe(true)
@@ -36,6 +36,28 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: background checkpoints', () =
 
     await checkpoints.stop()
     expect(autocheckpoint(db)).toBe(1000)
+    db.$client.close()
+  })
+  test('a quiet database needs no worker: it starts once the log first passes a megabyte', async () => {
+    const file = join(tempDir(), 'quiet.db')
+    const db = openDatabase(file)
+    db.$client.run('CREATE TABLE t (x TEXT)')
+    const log = createMemoryLogger('debug')
+    const checkpoints = startBackgroundCheckpoints(db, file, log)
+    const started = () => log.lines().some((l) => l.msg === 'background checkpoints started')
+    await Bun.sleep(1300)
+    expect(started()).toBe(false)
+    expect(autocheckpoint(db)).toBe(1000) // SQLite checkpoints at commit meanwhile
+
+    const insert = db.$client.prepare('INSERT INTO t VALUES (?)')
+    db.$client.transaction(() => {
+      for (let i = 0; i < 400; i++) insert.run('x'.repeat(4000))
+    })()
+    for (let i = 0; i < 100 && !started(); i++) await Bun.sleep(30)
+    expect(started()).toBe(true)
+    for (let i = 0; i < 50 && autocheckpoint(db) !== 0; i++) await Bun.sleep(20)
+    expect(autocheckpoint(db)).toBe(0)
+    await checkpoints.stop()
     db.$client.close()
   })
 })
@@ -96,7 +118,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: the log stays bounded', () =>
     const db = openDatabase(file)
     db.$client.run('CREATE TABLE t (x TEXT)')
     const log = createMemoryLogger('debug')
-    const checkpoints = startBackgroundCheckpoints(db, file, log, { reportStuckAfterMs: 0 })
+    const checkpoints = startBackgroundCheckpoints(db, file, log, { reportStuckAfterMs: 0, startAboveBytes: 0 })
     for (let i = 0; i < 50 && autocheckpoint(db) !== 0; i++) await Bun.sleep(20)
 
     const reader = new Database(file, { readonly: true })

@@ -2,7 +2,7 @@
 import type { Config } from '../config'
 import { databaseFile, type OpenStorageOptions, openStorage, type Storage } from '../db'
 import { explainDatabaseError, explainOpenError, explainPostgresError } from '../db/explain'
-import { redactUrl } from '../db/postgres/client'
+import { redactUrl } from '../db/postgres/url'
 import type { Logger } from '../log'
 
 export interface CliContext {

@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { createApp } from '../app'
 import { type Config, resolveJwtSecret } from '../config'
 import { startJobs } from '../db/jobs'
-import { sharedSetting } from '../db/postgres/settings'
 import { startBackgroundCheckpoints } from '../db/sqlite/checkpointer'
 import { REQUEST_LOCK_TIMEOUT_MS } from '../db/sqlite/client'
 import type { Storage } from '../db/storage'
@@ -24,6 +23,7 @@ const WARM_UP_AFTER_MS = 100
 async function jwtSecret(config: Config, storage: Storage, log: Logger): Promise<string> {
   if (config.jwtSecret) return config.jwtSecret
   if (storage.engine === 'postgres') {
+    const { sharedSetting } = await import('../db/postgres/settings')
     const { value, created } = await sharedSetting(storage, 'jwt_secret', () => randomBytes(48).toString('base64url'))
     if (created) log.warn('JWT_SECRET is not set; generated one and kept it in the database for every instance')
     return value

@@ -2,8 +2,6 @@
 // SQLite file in DATA_DIR. Migrations are applied here, so every command (serve, import, user …)
 // works on an up-to-date schema, whichever engine.
 import { join } from 'node:path'
-import { openPostgres } from './postgres/client'
-import { runPgMigrations } from './postgres/migrate'
 import { DATABASE_FILE, type Synchronous } from './sqlite/client'
 import { runMigrations } from './sqlite/migrate'
 import { openSqlite } from './sqlite/storage'
@@ -32,6 +30,8 @@ export interface OpenStorageOptions {
 /** Opens the storage and applies pending migrations; returns the tags applied. */
 export async function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Promise<{ storage: Storage; applied: string[] }> {
   if (config.databaseUrl) {
+    // Loaded only for PostgreSQL: its driver is ~10 MB of an idle SQLite server's memory.
+    const [{ openPostgres }, { runPgMigrations }] = await Promise.all([import('./postgres/client'), import('./postgres/migrate')])
     const storage = openPostgres(config.databaseUrl, { max: options.poolSize })
     try {
       return { storage, applied: await runPgMigrations(storage) }

@@ -4,21 +4,11 @@ import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import type { PgDb, PgStorage, PgTx, Tx } from '../storage'
+import { redactUrl } from './url'
 
 export interface PostgresOptions {
   /** connections in this process's pool */
   max?: number
-}
-
-/** `postgres://user:pass@host/db` without the password, for logs and messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'postgres://…'
-  }
 }
 
 /**

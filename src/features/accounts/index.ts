@@ -5,12 +5,14 @@ import type { UsageService } from '../usage'
 import type { PasswordHasher } from './passwords'
 import { type AccountsService, createAccountsService } from './service'
 import { sqliteAccountsStore } from './store.sqlite'
-import { pgAccountsStore } from './store.pg'
 
 export { accountsRoutes } from './routes'
 export { PasswordHasher } from './passwords'
 export { effectiveTier, normaliseEmail, publicUser, type AccountsService, type TierStep, type UserDeletedHook } from './service'
 export type { UserRecord } from './store'
+
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
 
 export function createAccounts(deps: {
   storage: Storage
@@ -19,6 +21,6 @@ export function createAccounts(deps: {
   usage: Pick<UsageService, 'usedToday'>
 }): AccountsService {
   const { storage, ...rest } = deps
-  const store = storage.engine === 'sqlite' ? sqliteAccountsStore(storage) : pgAccountsStore(storage)
+  const store = storage.engine === 'sqlite' ? sqliteAccountsStore(storage) : pgStore().pgAccountsStore(storage)
   return createAccountsService({ store, transaction: (fn) => storage.transaction(fn), ...rest })
 }

@@ -8,13 +8,15 @@ import type { Logger } from '../../log'
 import type { AccountsService } from '../accounts'
 import type { MailService } from '../mail'
 import { paypalProvider } from './providers/paypal'
-import { stripeProvider } from './providers/stripe'
+import { cardProviderOnFirstCall } from './providers/on-first-call'
 import { type BillingService, createBillingService } from './service'
 import { sqliteBillingStore } from './store.sqlite'
-import { pgBillingStore } from './store.pg'
 
 export { billingRoutes } from './routes'
 export type { BillingService } from './service'
+
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
 
 const MINUTE = 60_000
 
@@ -26,13 +28,14 @@ export function createBilling(deps: {
   log: Logger
 }): BillingService & { jobs: Job[] } {
   const { storage, config, accounts, mail, log } = deps
-  const store = storage.engine === 'sqlite' ? sqliteBillingStore(storage) : pgBillingStore(storage)
+  const stripe = config.stripe
+  const store = storage.engine === 'sqlite' ? sqliteBillingStore(storage) : pgStore().pgBillingStore(storage)
   const billing = createBillingService({
     store,
     transaction: (fn) => storage.transaction(fn),
     accounts,
     mail,
-    card: config.stripe ? stripeProvider(config.stripe, log) : null,
+    card: stripe ? cardProviderOnFirstCall(async () => (await import('./providers/stripe')).stripeProvider(stripe, log)) : null,
     wallet: config.paypal ? paypalProvider(config.paypal, log) : null,
     settings: {
       publicUrl: config.publicUrl,

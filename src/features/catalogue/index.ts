@@ -8,9 +8,7 @@ import type { SkillsService } from '../skills'
 import type { UsageService } from '../usage'
 import { createImporter } from './importer'
 import { createCatalogueService } from './service'
-import { pgPromptSearch } from './search.pg'
 import { sqlitePromptSearch } from './search.sqlite'
-import { pgCatalogueStore } from './store.pg'
 import { sqliteCatalogueStore } from './store.sqlite'
 
 export { catalogueRoutes } from './routes'
@@ -18,9 +16,15 @@ export { formatIssue, type FileReport, type ImportIssue } from './import/report'
 export type { CategoryView, Prompt, PromptSummary } from './model'
 export type { Caller } from './service'
 
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgSearch = (): typeof import('./search.pg') => require('./search.pg')
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
+
 export function createCatalogue({ storage, usage, skills }: { storage: Storage; usage: Pick<UsageService, 'consume'>; skills: SkillsService }) {
   const [store, search] =
-    storage.engine === 'sqlite' ? [sqliteCatalogueStore(storage), sqlitePromptSearch(storage)] : [pgCatalogueStore(storage), pgPromptSearch(storage)]
+    storage.engine === 'sqlite'
+      ? [sqliteCatalogueStore(storage), sqlitePromptSearch(storage)]
+      : [pgStore().pgCatalogueStore(storage), pgSearch().pgPromptSearch(storage)]
   const service = createCatalogueService({ store, search, usage })
   const importer = createImporter({ storage, store, search, skills, noteWrite: service.noteWrite })
   return { ...service, ...importer, jobs: [] as Job[] }

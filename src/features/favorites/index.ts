@@ -3,11 +3,13 @@ import type { Storage } from '../../db/storage'
 import type { CatalogueService } from '../catalogue'
 import { createFavoritesService, type FavoritesService } from './service'
 import { sqliteFavoritesStore } from './store.sqlite'
-import { pgFavoritesStore } from './store.pg'
 
 export { favoritesRoutes } from './routes'
 export type { FavoritesService } from './service'
 
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
+
 export function createFavorites({ storage, catalogue }: { storage: Storage; catalogue: Pick<CatalogueService, 'promptTitles'> }): FavoritesService {
-  return createFavoritesService(storage.engine === 'sqlite' ? sqliteFavoritesStore(storage) : pgFavoritesStore(storage), catalogue)
+  return createFavoritesService(storage.engine === 'sqlite' ? sqliteFavoritesStore(storage) : pgStore().pgFavoritesStore(storage), catalogue)
 }

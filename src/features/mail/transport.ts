@@ -1,6 +1,6 @@
 // How a message leaves: SMTP through nodemailer when SMTP_URL is set, else a line in the log
 // (a first run, a development machine). Either way the outbox decides when and how often.
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Logger } from '../../log'
 
 export interface OutgoingMail {
@@ -24,24 +24,36 @@ function domainOf(from: string): string {
 }
 
 export function smtpTransport(url: string, from: string, timeoutMs: number): MailTransport {
-  // A small pool: a burst of messages reuses one connection instead of a handshake each.
-  const transporter = nodemailer.createTransport({
-    url,
-    pool: true,
-    maxConnections: 2,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  })
+  // nodemailer is loaded with the first message: ~20 MB of an idle server's memory otherwise
+  // (scripts/bench.ts --binary, idle RSS), for a server that may send a message a day.
+  let transporter: Promise<Transporter> | null = null
+  let closed = false
+  const open = () =>
+    (transporter ??= import('nodemailer').then(({ default: nodemailer }) =>
+      // A small pool: a burst of messages reuses one connection instead of a handshake each.
+      nodemailer.createTransport({
+        url,
+        pool: true,
+        maxConnections: 2,
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs,
+      }),
+    ))
   const domain = domainOf(from)
   return {
     kind: 'smtp',
     async send(mail) {
+      if (closed) throw new Error('the SMTP transport is closed')
       // A fixed Message-ID: if a worker dies after the server accepted the message but before the
       // outbox recorded it, the retry carries the same id and mail systems can drop the copy.
-      await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@${domain}>` })
+      const smtp = await open()
+      await smtp.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@${domain}>` })
     },
-    close: () => transporter.close(),
+    close() {
+      closed = true
+      void transporter?.then((smtp) => smtp.close())
+    },
   }
 }
 

@@ -5,43 +5,15 @@
 import {
   ArcticFetchError,
   CodeChallengeMethod,
+  generateCodeVerifier,
+  generateState,
   OAuth2Client,
   OAuth2RequestError,
   UnexpectedErrorResponseBodyError,
   UnexpectedResponseError,
 } from 'arctic'
 import type { ProviderSettings } from './providers'
-
-export type FailureCode =
-  | 'access_denied'
-  | 'invalid_state'
-  | 'invalid_grant'
-  | 'provider_unavailable'
-  | 'provider_error'
-  | 'email_unverified'
-  | 'server_error'
-
-/** Why a sign-in ended without a token: `code` goes to the frontend, `reason` to the log (never a token or a code). */
-export class SignInFailure extends Error {
-  constructor(
-    readonly code: FailureCode,
-    readonly reason: string,
-  ) {
-    super(reason)
-    this.name = 'SignInFailure'
-  }
-}
-
-/** Who the provider says signed in. */
-export interface ProviderProfile {
-  /** the provider's user id: OIDC `sub`, or GitHub's numeric `id` as text */
-  subject: string
-  /** the address as the provider reported it, or null */
-  email: string | null
-  /** true only when the provider says so (OIDC `email_verified`; GitHub: the primary, verified address) */
-  emailVerified: boolean
-  name: string | null
-}
+import { type ProviderProfile, SignInFailure } from './sign-in'
 
 /** A provider's answers are read up to this size; anything larger is not a user-info document. */
 const MAX_ANSWER_BYTES = 1024 * 1024
@@ -148,6 +120,9 @@ export function providerClient(settings: ProviderSettings) {
   const client = new OAuth2Client(settings.clientId, settings.clientSecret, settings.redirectUri)
 
   return {
+    /** A new flow's state and PKCE verifier (Arctic's, 32 random bytes each). */
+    flowSecrets: () => ({ state: generateState(), codeVerifier: generateCodeVerifier() }),
+
     authorizationUrl: (state: string, codeVerifier: string): URL =>
       client.createAuthorizationURLWithPKCE(settings.authorizeUrl, state, CodeChallengeMethod.S256, codeVerifier, settings.scopes),
 

@@ -5,16 +5,19 @@ import type { Storage } from '../../db/storage'
 import type { Logger } from '../../log'
 import type { AccountsService } from '../accounts'
 import type { TokensService } from '../tokens'
-import { providerClient } from './client'
 import { FlowSealer } from './flow-state'
 import { PROVIDERS, providerSettings, type ProviderName } from './providers'
 import { type ConfiguredProvider, createOAuthService, type OAuthService } from './service'
 import { sqliteOAuthStore } from './store.sqlite'
-import { pgOAuthStore } from './store.pg'
 
 export { oauthRoutes } from './routes'
 export { PROVIDERS, type ProviderName } from './providers'
 export type { OAuthService } from './service'
+
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
+// Likewise Arctic, on a server with no provider configured.
+const clients = (): typeof import('./client') => require('./client')
 
 export interface OAuthDeps {
   storage: Storage
@@ -29,10 +32,10 @@ export function createOAuth({ storage, config, jwtSecret, accounts, tokens, log 
   const providers: Partial<Record<ProviderName, ConfiguredProvider>> = {}
   for (const name of PROVIDERS) {
     const settings = providerSettings(config, name)
-    if (settings) providers[name] = { client: providerClient(settings), issuer: settings.userinfoUrl }
+    if (settings) providers[name] = { client: clients().providerClient(settings), issuer: settings.userinfoUrl }
   }
   return createOAuthService({
-    store: storage.engine === 'sqlite' ? sqliteOAuthStore(storage) : pgOAuthStore(storage),
+    store: storage.engine === 'sqlite' ? sqliteOAuthStore(storage) : pgStore().pgOAuthStore(storage),
     transaction: (fn) => storage.transaction(fn),
     accounts,
     tokens,

@@ -1,15 +1,15 @@
 // Sign-in through provider-a and provider-b (contract section 4): start a flow, finish it at
 // the callback, find or create the account, and hand the frontend a JWT (or the reason there is
 // none). Plain values in and out; the provider's side is client.ts, the identities are the store.
-import { generateCodeVerifier, generateState } from 'arctic'
 import type { Tx } from '../../db/storage'
 import { ProblemError, validationFailed } from '../../http/problem'
 import type { Logger } from '../../log'
 import type { AccountsService, UserRecord } from '../accounts'
 import type { TokensService } from '../tokens'
-import { type ProviderClient, type ProviderProfile, SignInFailure } from './client'
+import type { ProviderClient } from './client'
 import { FLOW_LIFETIME_SECONDS, type FlowSealer, sameState } from './flow-state'
 import type { ProviderName } from './providers'
+import { type ProviderProfile, SignInFailure } from './sign-in'
 import type { IdentityKey, OAuthStore } from './store'
 
 export interface ConfiguredProvider {
@@ -145,8 +145,7 @@ export function createOAuthService(deps: OAuthDeps) {
     start(name: ProviderName, redirect: string | undefined): Started {
       const { client } = configured(name)
       const path = redirectPath(redirect, frontendUrl)
-      const state = generateState()
-      const codeVerifier = generateCodeVerifier()
+      const { state, codeVerifier } = client.flowSecrets()
       const expiresAt = Math.floor(Date.now() / 1000) + FLOW_LIFETIME_SECONDS
       return {
         location: client.authorizationUrl(state, codeVerifier).toString(),

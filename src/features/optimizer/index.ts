@@ -10,10 +10,12 @@ import { createOpenAiEngine } from './engines/openai'
 import { createHeartbeat, currentProcess, HEARTBEAT_EVERY_MS } from './instances'
 import { createOptimizerService, type OptimizerService } from './service'
 import { sqliteOptimizerStore } from './store.sqlite'
-import { pgOptimizerStore } from './store.pg'
 
 export { optimizerRoutes } from './routes'
 export type { OptimizerService } from './service'
+
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
 
 const HOUR = 60 * 60 * 1000
 
@@ -37,7 +39,7 @@ export interface Optimizer extends OptimizerService {
 }
 
 export function createOptimizer({ storage, usage, log, config, shutdown, registerInstance = false }: OptimizerDeps): Optimizer {
-  const store = storage.engine === 'sqlite' ? sqliteOptimizerStore(storage) : pgOptimizerStore(storage)
+  const store = storage.engine === 'sqlite' ? sqliteOptimizerStore(storage) : pgStore().pgOptimizerStore(storage)
   const self = currentProcess()
   const service = createOptimizerService({
     store,

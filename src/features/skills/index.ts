@@ -3,12 +3,14 @@
 import type { Storage } from '../../db/storage'
 import { createSkillsService, type SkillsService } from './service'
 import { sqliteSkillsStore } from './store.sqlite'
-import { pgSkillsStore } from './store.pg'
 
 export { skillsRoutes } from './routes'
 export type { SkillsService } from './service'
 export type { Outcome as SkillOutcome, SkillInput } from './store'
 
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
+
 export function createSkills(storage: Storage): SkillsService {
-  return createSkillsService(storage.engine === 'sqlite' ? sqliteSkillsStore(storage) : pgSkillsStore(storage))
+  return createSkillsService(storage.engine === 'sqlite' ? sqliteSkillsStore(storage) : pgStore().pgSkillsStore(storage))
 }

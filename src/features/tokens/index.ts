@@ -3,12 +3,14 @@ import type { Storage } from '../../db/storage'
 import type { AccountsService } from '../accounts'
 import { createTokensService, type TokensService } from './service'
 import { sqliteTokensStore } from './store.sqlite'
-import { pgTokensStore } from './store.pg'
 
 export { looksLikePat, PAT_PREFIX } from './format'
 export { tokensRoutes } from './routes'
 export type { TokensService } from './service'
 
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
+
 export function createTokens(storage: Storage, accounts: Pick<AccountsService, 'authUserById'>): TokensService {
-  return createTokensService(storage.engine === 'sqlite' ? sqliteTokensStore(storage) : pgTokensStore(storage), accounts)
+  return createTokensService(storage.engine === 'sqlite' ? sqliteTokensStore(storage) : pgStore().pgTokensStore(storage), accounts)
 }

@@ -2,11 +2,13 @@
 import type { Storage } from '../../db/storage'
 import { createUsageService, type UsageService } from './service'
 import { sqliteUsageStore } from './store.sqlite'
-import { pgUsageStore } from './store.pg'
 
 export * from './quota'
 export type { ConsumeRequest, ConsumeResult, UsageService } from './service'
 
+// Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
+const pgStore = (): typeof import('./store.pg') => require('./store.pg')
+
 export function createUsage(storage: Storage): UsageService {
-  return createUsageService(storage.engine === 'sqlite' ? sqliteUsageStore(storage) : pgUsageStore(storage))
+  return createUsageService(storage.engine === 'sqlite' ? sqliteUsageStore(storage) : pgStore().pgUsageStore(storage))
 }
