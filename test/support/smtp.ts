@@ -9,6 +9,8 @@ export interface ReceivedMail {
   raw: string
   messageId: string | null
   subject: string | null
+  /** when the server accepted it (ms): a copy after a kill must follow one */
+  receivedAt: number
 }
 
 export interface TestSmtp {
@@ -63,6 +65,7 @@ export async function startSmtp(): Promise<TestSmtp> {
             raw,
             messageId: header(raw, 'Message-ID'),
             subject: header(raw, 'Subject'),
+            receivedAt: Date.now(),
           })
           callback(null)
         }
