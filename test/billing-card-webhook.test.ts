@@ -289,7 +289,11 @@ describe('idempotency and order', () => {
     // Neither the customer nor the subscription is known yet: the user comes from the subscription's metadata on the invoice.
     expect(await outcome(await p.deliverCard(invoice(`in_${crypto.randomUUID()}`, { user_id: user.user.id, tier: 'pro' })))).toBe('recorded')
     // The subscription is known (its update came first, naming the user), the customer not linked: the stored subscription's user.
-    await p.deliverCard(subscriptionEvent('updated', subscriptionObject(sub, { userId: user.user.id, customer, periodEnd: Date.now() + 30 * DAY }), { created: t0 + 20 }))
+    await p.deliverCard(
+      subscriptionEvent('updated', subscriptionObject(sub, { userId: user.user.id, customer, periodEnd: Date.now() + 30 * DAY }), {
+        created: t0 + 20,
+      }),
+    )
     expect(await outcome(await p.deliverCard(invoice(`in_${crypto.randomUUID()}`, null)))).toBe('recorded')
     // The checkout comes last and changes nothing of that.
     await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription: sub, customer, created: t0 }))
@@ -299,7 +303,9 @@ describe('idempotency and order', () => {
       [sub, '20.00', 'USD'],
     ])
     // A user named in the metadata that does not exist: recorded as unknown_user, nothing stored.
-    const ghost = invoice(`in_${crypto.randomUUID()}`, { user_id: 'no-such-user' }).replaceAll(sub, `sub_${crypto.randomUUID()}`).replaceAll(customer, 'cus_nobody')
+    const ghost = invoice(`in_${crypto.randomUUID()}`, { user_id: 'no-such-user' })
+      .replaceAll(sub, `sub_${crypto.randomUUID()}`)
+      .replaceAll(customer, 'cus_nobody')
     expect(await outcome(await p.deliverCard(ghost))).toBe('unknown_user')
   })
 })

@@ -161,7 +161,10 @@ describe('the subscription shown does not depend on the order the events arrived
     tier: 'starter',
     ...over,
   })
-  const both = (a: SubscriptionRecord, b: SubscriptionRecord) => [subscriptionView('free', null, [a, b], NOW), subscriptionView('free', null, [b, a], NOW)]
+  const both = (a: SubscriptionRecord, b: SubscriptionRecord) => [
+    subscriptionView('free', null, [a, b], NOW),
+    subscriptionView('free', null, [b, a], NOW),
+  ]
 
   test('none grants: the one whose last event is the latest, whichever row was written last', () => {
     const card = sub('sub_1', { status: 'canceled', version: orderKey(NOW - 5 * DAY, RANK.end, 'evt_1'), updatedAt: new Date(NOW) })
@@ -178,7 +181,12 @@ describe('the subscription shown does not depend on the order the events arrived
   test('two that grant the same tier until the same end: always the same one', () => {
     const end = new Date(NOW + 10 * DAY)
     const a = sub('sub_a', { status: 'active', currentPeriodEnd: end, version: orderKey(NOW - DAY, RANK.update, 'evt_a'), cancelAtPeriodEnd: true })
-    const b = sub('sub_b', { status: 'active', currentPeriodEnd: end, version: orderKey(NOW - 2 * DAY, RANK.update, 'evt_b'), updatedAt: new Date(NOW + 1) })
+    const b = sub('sub_b', {
+      status: 'active',
+      currentPeriodEnd: end,
+      version: orderKey(NOW - 2 * DAY, RANK.update, 'evt_b'),
+      updatedAt: new Date(NOW + 1),
+    })
     const [first, second] = both(a, b)
     expect(first).toEqual(second!)
     expect(first).toMatchObject({ cancel_at_period_end: true })

@@ -133,7 +133,9 @@ export async function seedUsers(store: Record<string, string>, userIds: string[]
   await withDb(store, async (storage) => {
     for (let i = 0; i < userIds.length; i += 200) {
       const chunk = userIds.slice(i, i + 200)
-      const values = chunk.map((_, j) => `($${j * 3 + 1}, $${j * 3 + 2}, 'Storm', $${j * 3 + 3}, 'free', $${chunk.length * 3 + 1}, $${chunk.length * 3 + 1})`)
+      const values = chunk.map(
+        (_, j) => `($${j * 3 + 1}, $${j * 3 + 2}, 'Storm', $${j * 3 + 3}, 'free', $${chunk.length * 3 + 1}, $${chunk.length * 3 + 1})`,
+      )
       const params = chunk.flatMap((id) => [id, emailOf(id), hash])
       await sqlRows(storage, `INSERT INTO users (id, email, name, password_hash, tier, created_at, updated_at) VALUES ${values.join(', ')}`, [
         ...params,
@@ -289,7 +291,8 @@ export function compareSnapshots(actual: Snapshot, expected: Snapshot, limit = 5
     for (const [key, row] of e) {
       const other = a.get(key)
       if (!other) lines.push(`  missing ${key}: replay has ${JSON.stringify(row)}`)
-      else if (JSON.stringify(other) !== JSON.stringify(row)) lines.push(`  ${key}: storm ${JSON.stringify(other)}\n  ${' '.repeat(key.length)}  replay ${JSON.stringify(row)}`)
+      else if (JSON.stringify(other) !== JSON.stringify(row))
+        lines.push(`  ${key}: storm ${JSON.stringify(other)}\n  ${' '.repeat(key.length)}  replay ${JSON.stringify(row)}`)
     }
     for (const [key, row] of a) if (!e.has(key)) lines.push(`  extra ${key}: ${JSON.stringify(row)}`)
     if (lines.length) diffs.push(`${table}: ${lines.length} row(s) differ\n${lines.slice(0, limit).join('\n')}`)
@@ -323,7 +326,8 @@ export async function apiViews(url: string, userIds: string[]): Promise<Map<stri
 
 export function compareViews(actual: Map<string, string>, expected: Map<string, string>, limit = 5): string[] {
   const diffs: string[] = []
-  for (const [id, view] of expected) if (actual.get(id) !== view) diffs.push(`  ${id}: storm ${actual.get(id)}\n  ${' '.repeat(id.length)}  replay ${view}`)
+  for (const [id, view] of expected)
+    if (actual.get(id) !== view) diffs.push(`  ${id}: storm ${actual.get(id)}\n  ${' '.repeat(id.length)}  replay ${view}`)
   return diffs.length ? [`API (/api/user/me, /api/user/subscription): ${diffs.length} user(s) differ\n${diffs.slice(0, limit).join('\n')}`] : []
 }
 
@@ -361,7 +365,7 @@ export const outboxIdOf = (messageId: string | null) => (messageId ? (/^<([^@>]+
  * one row are allowed (1 in the storm; in the crash run a second only when a kill fell between
  * the two, the one window the outbox documents).
  */
-export function checkMail(rows: OutboxRow[], smtp: TestSmtp, kills: number[] = []): { errors: string[]; resent: number } {
+export function checkMail(rows: OutboxRow[], smtp: TestSmtp, kills: number[] = []): { errors: string[]; resent: number; windowMs: number } {
   const errors: string[] = []
   const byRow = new Map<string, number[]>()
   for (const m of smtp.received) {
@@ -370,17 +374,22 @@ export function checkMail(rows: OutboxRow[], smtp: TestSmtp, kills: number[] = [
   }
   const ids = new Set(rows.map((r) => r.id))
   let resent = 0
+  /** the longest time from a copy's acceptance to the kill that made it be sent again */
+  let windowMs = 0
   for (const r of rows) {
     const times = byRow.get(r.id) ?? []
     if (r.status !== 'sent') errors.push(`outbox ${r.dedupe_key}: ${r.status}, not sent`)
     if (times.length === 0) errors.push(`outbox ${r.dedupe_key}: never received`)
     for (let i = 1; i < times.length; i++) {
-      if (kills.some((k) => k > times[i - 1]! && k < times[i]!)) resent++
-      else errors.push(`outbox ${r.dedupe_key}: received ${times.length} times, with no kill between two of them`)
+      const kill = kills.find((k) => k > times[i - 1]! && k < times[i]!)
+      if (kill !== undefined) {
+        resent++
+        windowMs = Math.max(windowMs, kill - times[i - 1]!)
+      } else errors.push(`outbox ${r.dedupe_key}: received ${times.length} times, with no kill between two of them`)
     }
   }
   for (const [id, times] of byRow) if (!ids.has(id)) errors.push(`received ${times.length} message(s) with no outbox row (${id})`)
-  return { errors, resent }
+  return { errors, resent, windowMs }
 }
 
 // --- checks --------------------------------------------------------------------------------------

@@ -63,7 +63,9 @@ export async function runStorm(o: StormOptions): Promise<void> {
     console.log(
       `events: ${storm.events.length.toLocaleString('en-US')} distinct (${Object.entries(countBy(storm.events, (e) => e.provider))
         .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}; ${Object.keys(countBy(storm.events, (e) => e.type)).length} types), ${(storm.deliveries.length - storm.events.length).toLocaleString('en-US')} repeats`,
+        .join(
+          ', ',
+        )}; ${Object.keys(countBy(storm.events, (e) => e.type)).length} types), ${(storm.deliveries.length - storm.events.length).toLocaleString('en-US')} repeats`,
     )
     // PayPal signs a delivery once (RSA); done before the clock starts, as the provider's own cost.
     presignWallet(storm.events, world)
@@ -141,7 +143,9 @@ export async function runStorm(o: StormOptions): Promise<void> {
     const t1 = performance.now()
     const ordered = inTimeOrder(storm.events)
     const replayFailures = await replaySerially(replayServer.url, ordered, world)
-    console.log(`replay: ${ordered.length.toLocaleString('en-US')} events one at a time in time order in ${((performance.now() - t1) / 1000).toFixed(1)} s`)
+    console.log(
+      `replay: ${ordered.length.toLocaleString('en-US')} events one at a time in time order in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+    )
     const replay = await withDb(replayStore, async (storage) => {
       const rows = await drainOutbox(storage, replaySmtp, 60_000)
       return { rows, views: await apiViews(replayServer.url, liveViewsSample) }
@@ -154,7 +158,11 @@ export async function runStorm(o: StormOptions): Promise<void> {
     checks.check('the serial replay: every event answered 200', replayFailures.length === 0, replayFailures.slice(0, 3).join('; '))
     if (crash) {
       const refused = answers.filter((a) => a.status >= 400 && a.status < 500)
-      checks.check('no delivery refused (4xx)', refused.length === 0, refused.length ? `${refused.length}: ${refused[0]!.status} ${refused[0]!.error}` : '')
+      checks.check(
+        'no delivery refused (4xx)',
+        refused.length === 0,
+        refused.length ? `${refused.length}: ${refused[0]!.status} ${refused[0]!.error}` : '',
+      )
       const served5xx = answers.filter((a) => a.status >= 500)
       checks.check(
         'unacknowledged deliveries were connection failures, not 5xx answers',
@@ -164,7 +172,11 @@ export async function runStorm(o: StormOptions): Promise<void> {
       checks.check(`${o.kills} SIGKILLs while the deliveries ran`, kills.length === o.kills, `${kills.length}`)
     } else {
       const bad = answers.filter((a) => a.status !== 200)
-      checks.check('every delivery answered 200', bad.length === 0, bad.length ? `${bad.length}: ${JSON.stringify(countBy(bad, (a) => String(a.status)))}, e.g. ${bad[0]!.error}` : '')
+      checks.check(
+        'every delivery answered 200',
+        bad.length === 0,
+        bad.length ? `${bad.length}: ${JSON.stringify(countBy(bad, (a) => String(a.status)))}, e.g. ${bad[0]!.error}` : '',
+      )
     }
     // No event applied twice: one delivery of each event did its work, every other one found it done.
     const firsts = countBy(
@@ -176,20 +188,34 @@ export async function runStorm(o: StormOptions): Promise<void> {
     checks.check(
       'no event applied twice: every repeat answered "duplicate"',
       twice.length === 0 && never.length === 0,
-      twice.length ? `${twice.length} applied more than once, e.g. ${twice[0]![0]}` : never.length ? `${never.length} never applied, e.g. ${never[0]!.id}` : '',
+      twice.length
+        ? `${twice.length} applied more than once, e.g. ${twice[0]![0]}`
+        : never.length
+          ? `${never.length} never applied, e.g. ${never[0]!.id}`
+          : '',
     )
     const events = liveState.webhook_events!
     checks.check('each distinct event recorded once', events.size === storm.events.length, `${events.size} of ${storm.events.length}`)
     if (crash) {
-      const ackedIds = new Set(sent.filter((s) => s.answers.some((a) => a.status === 200)).map((s) => `${s.delivery.event.provider} ${s.delivery.event.id}`))
+      const ackedIds = new Set(
+        sent.filter((s) => s.answers.some((a) => a.status === 200)).map((s) => `${s.delivery.event.provider} ${s.delivery.event.id}`),
+      )
       const missing = [...ackedIds].filter((k) => !events.has(k))
-      checks.check('every 2xx-acknowledged delivery present after the kills', missing.length === 0, missing.length ? `${missing.length} missing, e.g. ${missing[0]}` : `${ackedIds.size}`)
+      checks.check(
+        'every 2xx-acknowledged delivery present after the kills',
+        missing.length === 0,
+        missing.length ? `${missing.length} missing, e.g. ${missing[0]}` : `${ackedIds.size}`,
+      )
     }
     const diffs = compareSnapshots(liveState, replayState)
     const sizes = Object.entries(replayState)
       .map(([t, rows]) => `${rows.size} ${t}`)
       .join(', ')
-    checks.check('final state (tiers, subscriptions, payments, customers, events, outbox) equals the serial replay', diffs.length === 0, diffs.length ? `\n${diffs.join('\n')}` : sizes)
+    checks.check(
+      'final state (tiers, subscriptions, payments, customers, events, outbox) equals the serial replay',
+      diffs.length === 0,
+      diffs.length ? `\n${diffs.join('\n')}` : sizes,
+    )
     const viewDiffs = compareViews(live.views, replay.views)
     checks.check(`the API's view of ${liveViewsSample.length} users equals the replay's`, viewDiffs.length === 0, viewDiffs.join('\n'))
     const tiers = countBy([...replayState.users!.values()], (u) => String(u.tier))
@@ -200,7 +226,7 @@ export async function runStorm(o: StormOptions): Promise<void> {
       liveMail.errors.length === 0,
       liveMail.errors.length
         ? liveMail.errors.slice(0, 5).join('; ')
-        : `${live.rows.length} messages${liveMail.resent ? ` (${liveMail.resent} sent again after a kill landed between the mail server's answer and the outbox's record; same Message-ID)` : ''}`,
+        : `${live.rows.length} messages${liveMail.resent ? ` (${liveMail.resent} sent again: a kill landed between the mail server's answer and the outbox's record, at most ${liveMail.windowMs} ms after it; same Message-ID)` : ''}`,
     )
     const replayMail = checkMail(replay.rows, replaySmtp)
     checks.check('the replay sent its e-mails exactly once', replayMail.errors.length === 0, replayMail.errors.slice(0, 3).join('; '))

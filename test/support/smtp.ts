@@ -74,6 +74,10 @@ export async function startSmtp(): Promise<TestSmtp> {
       })
     },
   })
+  // A client killed mid-conversation (the crash tests, scripts/crash.ts) resets its connection: expected, not an error.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') console.error('smtp server:', error)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.server.address() as { port: number }).port
   return {
