@@ -262,6 +262,52 @@ describe('idempotency and order', () => {
     const sameSecond = subscriptionEvent('updated', subscriptionObject(sub, { status: 'active' }), { created: t0 + 20 })
     expect(await outcome(await p.deliverCard(sameSecond))).toBe('stale')
   })
+
+  // Found by scripts/storm.ts: Stripe does not promise order, and a renewal's invoice.paid can
+  // arrive before the checkout that links the customer. It was answered 200 unknown_user, so
+  // Stripe never sent it again, and the payment was lost.
+  test('a renewal invoice that arrives before its checkout is recorded for the subscription’s user', async () => {
+    const user = await register(t)
+    const sub = `sub_${crypto.randomUUID()}`
+    const customer = `cus_${crypto.randomUUID()}`
+    const t0 = Math.floor(Date.now() / 1000) - 1000
+    const invoice = (id: string, metadata: Record<string, string> | null) =>
+      stripeEvent(
+        'invoice.paid',
+        {
+          id,
+          object: 'invoice',
+          customer,
+          amount_paid: 2000,
+          currency: 'usd',
+          billing_reason: 'subscription_cycle',
+          parent: { type: 'subscription_details', subscription_details: { subscription: sub, ...(metadata ? { metadata } : {}) } },
+          status_transitions: { paid_at: t0 + 30 },
+        },
+        { created: t0 + 30 },
+      )
+    // Neither the customer nor the subscription is known yet: the user comes from the subscription's metadata on the invoice.
+    expect(await outcome(await p.deliverCard(invoice(`in_${crypto.randomUUID()}`, { user_id: user.user.id, tier: 'pro' })))).toBe('recorded')
+    // The subscription is known (its update came first, naming the user), the customer not linked: the stored subscription's user.
+    await p.deliverCard(
+      subscriptionEvent('updated', subscriptionObject(sub, { userId: user.user.id, customer, periodEnd: Date.now() + 30 * DAY }), {
+        created: t0 + 20,
+      }),
+    )
+    expect(await outcome(await p.deliverCard(invoice(`in_${crypto.randomUUID()}`, null)))).toBe('recorded')
+    // The checkout comes last and changes nothing of that.
+    await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription: sub, customer, created: t0 }))
+    const renewals = (await t.services.billing.payments(user.user.id)).filter((x) => x.kind === 'renewal')
+    expect(renewals.map((x) => [x.subscriptionId, x.amount, x.currency])).toEqual([
+      [sub, '20.00', 'USD'],
+      [sub, '20.00', 'USD'],
+    ])
+    // A user named in the metadata that does not exist: recorded as unknown_user, nothing stored.
+    const ghost = invoice(`in_${crypto.randomUUID()}`, { user_id: 'no-such-user' })
+      .replaceAll(sub, `sub_${crypto.randomUUID()}`)
+      .replaceAll(customer, 'cus_nobody')
+    expect(await outcome(await p.deliverCard(ghost))).toBe('unknown_user')
+  })
 })
 
 describe('a processing failure', () => {

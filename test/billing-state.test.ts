@@ -12,6 +12,7 @@ import {
   sameAmount,
   type SubscriptionChange,
   type SubscriptionRecord,
+  subscriptionView,
 } from '../src/features/billing/state'
 
 const DAY = 86_400_000
@@ -149,5 +150,45 @@ describe('the tier a user holds', () => {
       'free',
     )
     expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [wallet('pro', new Date(NOW - 1))] }, NOW).tier).toBe('free')
+  })
+})
+
+// Found by scripts/storm.ts: the same events in another order of arrival showed another
+// subscription, because the view picked by when a row was last written, not by the events.
+describe('the subscription shown does not depend on the order the events arrived in', () => {
+  const sub = (id: string, over: Partial<SubscriptionRecord>): SubscriptionRecord => ({
+    ...newSubscription(id, 'u', { provider: 'card', subscriptionId: id, version: null }, new Date(NOW)),
+    tier: 'starter',
+    ...over,
+  })
+  const both = (a: SubscriptionRecord, b: SubscriptionRecord) => [
+    subscriptionView('free', null, [a, b], NOW),
+    subscriptionView('free', null, [b, a], NOW),
+  ]
+
+  test('none grants: the one whose last event is the latest, whichever row was written last', () => {
+    const card = sub('sub_1', { status: 'canceled', version: orderKey(NOW - 5 * DAY, RANK.end, 'evt_1'), updatedAt: new Date(NOW) })
+    const wallet = sub('I-1', {
+      provider: 'wallet',
+      status: 'paused',
+      version: orderKey(NOW - 2 * DAY, RANK.update, 'WH-1'),
+      currentPeriodEnd: new Date(NOW - DAY),
+      updatedAt: new Date(NOW - 3 * DAY),
+    })
+    for (const view of both(card, wallet)) expect(view).toMatchObject({ provider: 'wallet', status: 'paused' })
+  })
+
+  test('two that grant the same tier until the same end: always the same one', () => {
+    const end = new Date(NOW + 10 * DAY)
+    const a = sub('sub_a', { status: 'active', currentPeriodEnd: end, version: orderKey(NOW - DAY, RANK.update, 'evt_a'), cancelAtPeriodEnd: true })
+    const b = sub('sub_b', {
+      status: 'active',
+      currentPeriodEnd: end,
+      version: orderKey(NOW - 2 * DAY, RANK.update, 'evt_b'),
+      updatedAt: new Date(NOW + 1),
+    })
+    const [first, second] = both(a, b)
+    expect(first).toEqual(second!)
+    expect(first).toMatchObject({ cancel_at_period_end: true })
   })
 })

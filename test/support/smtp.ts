@@ -9,6 +9,8 @@ export interface ReceivedMail {
   raw: string
   messageId: string | null
   subject: string | null
+  /** when the server accepted it (ms): a copy after a kill must follow one */
+  receivedAt: number
 }
 
 export interface TestSmtp {
@@ -63,6 +65,7 @@ export async function startSmtp(): Promise<TestSmtp> {
             raw,
             messageId: header(raw, 'Message-ID'),
             subject: header(raw, 'Subject'),
+            receivedAt: Date.now(),
           })
           callback(null)
         }
@@ -70,6 +73,10 @@ export async function startSmtp(): Promise<TestSmtp> {
         else finish()
       })
     },
+  })
+  // A client killed mid-conversation (the crash tests, scripts/crash.ts) resets its connection: expected, not an error.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') console.error('smtp server:', error)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.server.address() as { port: number }).port

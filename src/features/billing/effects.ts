@@ -41,8 +41,11 @@ export type Effect =
       /** false when the amount or currency is not the lifetime price: recorded, not granted */
       grants: boolean
     }
-  /** a payment to record, changing nothing else (a card subscription's renewal invoice) */
-  | { kind: 'payment'; provider: Provider; customerId: string; payment: PaymentFacts }
+  /**
+   * a payment to record, changing nothing else (a card subscription's renewal invoice); its user is
+   * the stored subscription's, else the one in the event, else the customer's
+   */
+  | { kind: 'payment'; provider: Provider; customerId: string; userId: string | null; payment: PaymentFacts }
 
 export interface ParsedEvent {
   id: string

@@ -95,9 +95,14 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     if (effect.kind === 'ignore') return { outcome: 'ignored', mailed: false }
 
     if (effect.kind === 'payment') {
-      const userId = await store.userOfCustomer(effect.provider, effect.customerId, tx)
+      // As for a subscription event: any order of arrival finds the same user.
+      const subscriptionId = effect.payment.subscriptionId
+      const known = subscriptionId ? await store.subscription(effect.provider, subscriptionId, tx) : null
+      const userId = known?.userId ?? effect.userId ?? (await store.userOfCustomer(effect.provider, effect.customerId, tx))
       if (!userId) return { outcome: 'unknown_user', mailed: false }
       await store.lockUser(userId, tx)
+      // Only the event's own word needs checking: a stored subscription's or customer's user exists (cascade).
+      if (!known && userId === effect.userId && (await accounts.userById(userId, tx)) === null) return { outcome: 'unknown_user', mailed: false }
       const fresh = await recordPayment(userId, effect.provider, effect.payment, false, tx)
       return { outcome: fresh ? 'recorded' : 'duplicate_payment', mailed: false }
     }

@@ -153,16 +153,29 @@ export interface SubscriptionView {
   cancel_at_period_end: boolean
 }
 
+/** The subscription whose last status event happened later first (then by id): the order of the events, not of their arrival. */
+function byLatestEvent(a: SubscriptionRecord, b: SubscriptionRecord): number {
+  const x = a.version ?? ''
+  const y = b.version ?? ''
+  if (x !== y) return x > y ? -1 : 1
+  const ka = `${a.provider} ${a.providerSubscriptionId}`
+  const kb = `${b.provider} ${b.providerSubscriptionId}`
+  return ka < kb ? -1 : ka > kb ? 1 : 0
+}
+
 /**
  * GET /api/user/subscription. Lifetime: active, no period end. Otherwise the subscription that
- * grants the tier (the highest, then the one that runs longest), else the most recently changed
- * one (a cancelled subscription), else `none`.
+ * grants the tier (the highest, then the one that runs longest), else the one changed last by its
+ * events (a cancelled subscription), else `none`. Ties go by the events too, never by when a row
+ * was written: the same events in any order of arrival show the same subscription (scripts/storm.ts).
  */
 export function subscriptionView(tier: Tier, lifetimeProvider: Provider | null, subs: SubscriptionRecord[], now: number): SubscriptionView {
   if (tier === 'lifetime') return { tier, status: 'active', provider: lifetimeProvider, current_period_end: null, cancel_at_period_end: false }
   const end = (s: SubscriptionRecord) => s.currentPeriodEnd?.getTime() ?? Number.MAX_SAFE_INTEGER
-  const granting = subs.filter((s) => grantsAt(s, now)).sort((a, b) => (a.tier === b.tier ? end(b) - end(a) : tierAtLeast(a.tier!, b.tier!) ? -1 : 1))
-  const pick = granting[0] ?? [...subs].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())[0]
+  const granting = subs
+    .filter((s) => grantsAt(s, now))
+    .sort((a, b) => (a.tier !== b.tier ? (tierAtLeast(a.tier!, b.tier!) ? -1 : 1) : end(b) - end(a) || byLatestEvent(a, b)))
+  const pick = granting[0] ?? [...subs].sort(byLatestEvent)[0]
   if (!pick) return { tier, status: 'none', provider: null, current_period_end: null, cancel_at_period_end: false }
   return {
     tier,

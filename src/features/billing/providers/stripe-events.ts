@@ -50,8 +50,13 @@ const checkInvoice = shapeCheck(
     billing_reason: T.Optional(T.Union([T.Null(), T.String()])),
     subscription: T.Optional(T.Union([T.Null(), Str])),
     parent: T.Optional(
-      T.Union([T.Null(), T.Object({ subscription_details: T.Optional(T.Union([T.Null(), T.Object({ subscription: T.Optional(Str) })])) })]),
+      T.Union([
+        T.Null(),
+        T.Object({ subscription_details: T.Optional(T.Union([T.Null(), T.Object({ subscription: T.Optional(Str), metadata: Metadata })])) }),
+      ]),
     ),
+    /** before API version 2025-03-31 */
+    subscription_details: T.Optional(T.Union([T.Null(), T.Object({ metadata: Metadata })])),
     status_transitions: T.Optional(T.Object({ paid_at: T.Optional(T.Union([T.Null(), T.Integer()])) })),
   }),
 )
@@ -154,10 +159,14 @@ function invoiceEffect(object: unknown): Effect {
   const subscriptionId = invoice.parent?.subscription_details?.subscription ?? invoice.subscription ?? null
   if (!subscriptionId) return { kind: 'ignore', reason: 'not a subscription invoice' }
   const paidAt = invoice.status_transitions?.paid_at
+  // The subscription's metadata (the checkout put the user there): a renewal can arrive before the
+  // checkout that links the customer (scripts/storm.ts), and would otherwise find no user.
+  const metadata = invoice.parent?.subscription_details?.metadata ?? invoice.subscription_details?.metadata
   return {
     kind: 'payment',
     provider: 'card',
     customerId: invoice.customer,
+    userId: metadata?.user_id ?? null,
     payment: {
       id: invoice.id,
       kind: 'renewal',
