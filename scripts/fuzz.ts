@@ -105,7 +105,7 @@ const starter = await user('starter', 'starter')
 const pro = await user('pro', 'pro')
 const victims = await Promise.all(Array.from({ length: 4 }, (_, i) => user(`victim-${i}`)))
 // a token of its own for the fuzzer to revoke, so the users keep theirs
-const spareToken = (await call('/api/user/tokens', { method: 'POST', token: pro.jwt, json: { name: 'spare' } })).id as string
+const spareToken = (await call('/api/user/tokens', { method: 'POST', token: pro.jwt, json: { name: 'spare' } })).token_id as string
 
 const categories = ((await call('/api/categories')).items as { id: string }[]).map((c) => c.id)
 const prompts = ((await call(`/api/categories/${categories[0]}/prompts?limit=50`)).items as { id: string }[]).map((p) => p.id)

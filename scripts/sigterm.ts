@@ -102,7 +102,7 @@ for (let i = 0; i < 8; i++) {
     jwt,
     pat: created.token as string,
     favorites: new Set(),
-    tokens: new Set([created.id as string]),
+    tokens: new Set([created.token_id as string]),
     completed: 0,
     shutDown: 0,
     busy: false,
@@ -119,6 +119,8 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * ite
 
 interface Outcome {
   kind: string
+  /** sent as X-Request-Id: the server's access log says whether it handled the request */
+  id: string
   /** sent before the signal */
   before: boolean
   status: number | null
@@ -132,15 +134,20 @@ async function runRound(round: number): Promise<string[]> {
   const base = server.url
   let signalled = false
   let signalAt = 0
+  let sequence = 0
   const outcomes: Outcome[] = []
   const auth = (u: User, pat = false) => ({ authorization: `Bearer ${pat ? u.pat : u.jwt}` })
 
   /** Sends one request; what came back is recorded with whether it was sent before the signal. */
-  async function one(kind: string, send: () => Promise<Response>, onAnswer?: (res: Response) => Promise<void> | void): Promise<void> {
-    const outcome: Outcome = { kind, before: !signalled, status: null }
+  async function one(
+    kind: string,
+    send: (headers: Record<string, string>) => Promise<Response>,
+    onAnswer?: (res: Response) => Promise<void> | void,
+  ): Promise<void> {
+    const outcome: Outcome = { kind, id: `r${round}-${++sequence}`, before: !signalled, status: null }
     outcomes.push(outcome)
     try {
-      const res = await send()
+      const res = await send({ 'x-request-id': outcome.id })
       outcome.status = res.status
       if (onAnswer) await onAnswer(res)
       else await res.arrayBuffer()
@@ -150,12 +157,12 @@ async function runRound(round: number): Promise<string[]> {
   }
 
   async function stream(u: User): Promise<void> {
-    const outcome: Outcome = { kind: 'optimize', before: !signalled, status: null }
+    const outcome: Outcome = { kind: 'optimize', id: `r${round}-${++sequence}`, before: !signalled, status: null }
     outcomes.push(outcome)
     try {
       const res = await fetch(`${base}/api/optimizer/optimize`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...auth(u) },
+        headers: { 'content-type': 'application/json', 'x-request-id': outcome.id, ...auth(u) },
         body: JSON.stringify({ prompt: `Write a ${pick(WORDS)} plan for a product launch.`, mode: 'enhance' }),
       })
       outcome.status = res.status
@@ -181,7 +188,7 @@ async function runRound(round: number): Promise<string[]> {
         if (u.favorites.has(id)) {
           await one(
             'favorite-remove',
-            () => fetch(`${base}/api/user/favorites/${id}`, { method: 'DELETE', headers: auth(u) }),
+            (h) => fetch(`${base}/api/user/favorites/${id}`, { method: 'DELETE', headers: { ...h, ...auth(u) } }),
             (res) => {
               if (res.status === 204) u.favorites.delete(id)
             },
@@ -189,10 +196,10 @@ async function runRound(round: number): Promise<string[]> {
         } else {
           await one(
             'favorite-add',
-            () =>
+            (h) =>
               fetch(`${base}/api/user/favorites`, {
                 method: 'POST',
-                headers: { 'content-type': 'application/json', ...auth(u) },
+                headers: { ...h, 'content-type': 'application/json', ...auth(u) },
                 body: JSON.stringify({ prompt_id: id }),
               }),
             async (res) => {
@@ -204,15 +211,15 @@ async function runRound(round: number): Promise<string[]> {
       } else if (u.tokens.size < 3) {
         await one(
           'token-create',
-          () =>
+          (h) =>
             fetch(`${base}/api/user/tokens`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json', ...auth(u) },
+              headers: { ...h, 'content-type': 'application/json', ...auth(u) },
               body: JSON.stringify({ name: `round ${round}` }),
             }),
           async (res) => {
-            const body = (await res.json()) as { id?: string }
-            if (res.status === 201 && body.id) u.tokens.add(body.id)
+            const body = (await res.json()) as { token_id?: string }
+            if (res.status === 201 && body.token_id) u.tokens.add(body.token_id)
           },
         )
       } else {
@@ -221,7 +228,7 @@ async function runRound(round: number): Promise<string[]> {
         const id = [...u.tokens].find((t) => t !== setupToken)!
         await one(
           'token-revoke',
-          () => fetch(`${base}/api/user/tokens/${id}`, { method: 'DELETE', headers: auth(u) }),
+          (h) => fetch(`${base}/api/user/tokens/${id}`, { method: 'DELETE', headers: { ...h, ...auth(u) } }),
           (res) => {
             if (res.status === 204) u.tokens.delete(id)
           },
@@ -235,10 +242,10 @@ async function runRound(round: number): Promise<string[]> {
   async function read(): Promise<void> {
     const u = pick(users)
     const roll = Math.random()
-    if (roll < 0.25) return one('categories', () => fetch(`${base}/api/categories`))
-    if (roll < 0.5) return one('search', () => fetch(`${base}/api/search?q=${pick(WORDS)}`))
-    if (roll < 0.75) return one('prompt', () => fetch(`${base}/api/prompts/${pick(prompts)}`, { headers: auth(u, true) }))
-    return one('me', () => fetch(`${base}/api/user/me`, { headers: auth(u, true) }))
+    if (roll < 0.25) return one('categories', (h) => fetch(`${base}/api/categories`, { headers: h }))
+    if (roll < 0.5) return one('search', (h) => fetch(`${base}/api/search?q=${pick(WORDS)}`, { headers: h }))
+    if (roll < 0.75) return one('prompt', (h) => fetch(`${base}/api/prompts/${pick(prompts)}`, { headers: { ...h, ...auth(u, true) } }))
+    return one('me', (h) => fetch(`${base}/api/user/me`, { headers: { ...h, ...auth(u, true) } }))
   }
 
   // Connections: a few keep optimizer streams open (at most 3 per user: the cap), the rest mix reads and writes.
@@ -267,7 +274,17 @@ async function runRound(round: number): Promise<string[]> {
 
   // What the requests got.
   const before = outcomes.filter((o) => o.before)
-  const failedBefore = before.filter((o) => o.kind !== 'optimize' && (o.error || (o.status !== null && o.status >= 500)))
+  // The server's access log: the requests it handled, by id.
+  const handled = new Set<string>()
+  for (const line of server.output().split('\n')) {
+    const id = /"msg":"request".*"request_id":"([^"]+)"/.exec(line)?.[1]
+    if (id) handled.add(id)
+  }
+  // Refused at connect: never sent (the listener had closed), safe to retry anywhere. Not in flight.
+  const refused = before.filter((o) => o.error?.includes('ECONNREFUSED'))
+  const failedBefore = before.filter(
+    (o) => o.kind !== 'optimize' && !refused.includes(o) && (o.error || (o.status !== null && o.status >= 500)),
+  )
   const streamsBefore = before.filter((o) => o.kind === 'optimize' && o.status === 200)
   const cutStreams = streamsBefore.filter((o) => o.last !== 'done' && o.last !== 'error shutting_down')
   const shutDownStreams = streamsBefore.filter((o) => o.last === 'error shutting_down').length
@@ -282,7 +299,11 @@ async function runRound(round: number): Promise<string[]> {
       `statuses ${[...statusCounts].map(([k, n]) => `${k}: ${n}`).join(', ')}; ` +
       `${shutDownStreams} streams ended shutting_down; exit ${exited} after ${Math.round(stopMs)} ms`,
   )
-  for (const o of failedBefore.slice(0, 5)) problems.push(`round ${round}: ${o.kind} sent before the signal got ${o.error ?? o.status}`)
+  if (refused.length > 0) console.log(`  ${refused.length} requests found the listener closed (ECONNREFUSED: never sent)`)
+  for (const o of failedBefore.slice(0, 5)) {
+    const seen = handled.has(o.id) ? 'the server handled it' : 'the server never handled it'
+    problems.push(`round ${round}: ${o.kind} ${o.id} sent before the signal got ${o.error ?? o.status} (${seen})`)
+  }
   if (failedBefore.length > 5) problems.push(`round ${round}: … ${failedBefore.length - 5} more requests without a normal answer`)
   for (const o of unexpected.slice(0, 5)) problems.push(`round ${round}: ${o.kind} answered ${o.status}`)
   for (const o of cutStreams.slice(0, 5)) problems.push(`round ${round}: a stream open at the signal ended with ${o.last}${o.error ? ` (${o.error})` : ''}`)
@@ -320,11 +341,13 @@ for (let round = 1; round <= rounds; round++) {
 const mismatches: string[] = []
 for (const u of users) {
   const headers = { authorization: `Bearer ${u.jwt}` }
-  const favorites = ((await json(await fetch(`${server.url}/api/user/favorites?limit=100`, { headers }))).items as { id: string }[]).map((p) => p.id)
+  const favorites = ((await json(await fetch(`${server.url}/api/user/favorites?limit=100`, { headers }))).items as { prompt_id: string }[]).map(
+    (p) => p.prompt_id,
+  )
   if (favorites.length !== u.favorites.size || favorites.some((id) => !u.favorites.has(id))) {
     mismatches.push(`user ${u.id}: ${favorites.length} favorites stored, ${u.favorites.size} acknowledged`)
   }
-  const tokens = ((await json(await fetch(`${server.url}/api/user/tokens`, { headers }))).items as { id: string }[]).map((t) => t.id)
+  const tokens = ((await json(await fetch(`${server.url}/api/user/tokens`, { headers }))).items as { token_id: string }[]).map((t) => t.token_id)
   if (tokens.length !== u.tokens.size || tokens.some((id) => !u.tokens.has(id))) {
     mismatches.push(`user ${u.id}: ${tokens.length} tokens stored, ${u.tokens.size} acknowledged`)
   }
