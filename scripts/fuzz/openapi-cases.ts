@@ -221,7 +221,8 @@ const BODY_MUTATIONS: { weight: number; mutation: Mutation }[] = [
           'multipart/form-data; boundary=x',
           '',
           'application/json; charset=latin1',
-          pick.text,
+          // a header value fetch will send: control characters and what is past Latin-1 replaced
+          `application/json; x=${pick.text.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?')}`,
         ][pick.index % 6]!,
       }),
     },
