@@ -26,6 +26,18 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 async function readLimited(request: Request): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array()
+  try {
+    return await readUpTo(request)
+  } catch (error) {
+    if (error instanceof ProblemError) throw error
+    // The client went away mid-body (Bun rejects with AbortError): its fault, not a server error,
+    // and nobody is left to read the answer; a 400 keeps it out of the error log.
+    throw malformed('The request body ended before all of it arrived.')
+  }
+}
+
+async function readUpTo(request: Request): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array()
   const declared = request.headers.get('content-length')
   if (declared !== null) {
     // Refused before a byte is read; Bun holds the body to its declared length, so read in one go.

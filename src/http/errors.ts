@@ -11,6 +11,13 @@ const LOCATION_LABEL: Record<string, string> = {
   cookie: 'cookies',
 }
 
+/**
+ * Elysia's summaries end with the value sent (`… to be string but found: [object Object]`): a
+ * JavaScript rendering of the client's own input, as long as the body (an array of a million
+ * numbers). The message names what was expected; the client knows what it sent.
+ */
+const withoutValue = (message: string) => message.replace(/ but found: [\s\S]*$/, '')
+
 function fieldErrors(error: ValidationError): FieldError[] {
   // One entry per field: TypeBox reports a missing property twice (missing, and not a string).
   const seen = new Set<string>()
@@ -19,7 +26,7 @@ function fieldErrors(error: ValidationError): FieldError[] {
     const path = issue.path && issue.path !== 'root' ? issue.path : '/'
     if (seen.has(path)) continue
     seen.add(path)
-    out.push({ path, message: issue.summary || issue.message || 'is not valid' })
+    out.push({ path, message: withoutValue(issue.summary || issue.message || 'is not valid') })
     if (out.length >= 20) break
   }
   return out
