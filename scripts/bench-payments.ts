@@ -262,7 +262,7 @@ const verdict = (ok: boolean) => {
   return ok ? 'ok' : 'MISSED'
 }
 console.log(
-  `  median: server ${Math.round(serverRps).toLocaleString('en-US')} deliveries/s, baseline ${Math.round(baselineRps).toLocaleString('en-US')}/s, ratio ${(serverRps / baselineRps).toFixed(2)}; target >= ${WEBHOOK_TARGET.toLocaleString('en-US')}/s, every one applied: ${verdict(serverRps >= WEBHOOK_TARGET && notApplied === 0)}${notApplied ? ` (${notApplied} not applied)` : ''}`,
+  `  median: server ${Math.round(serverRps).toLocaleString('en-US')} deliveries/s (target >= ${WEBHOOK_TARGET.toLocaleString('en-US')}/s, every one applied) ${verdict(serverRps >= WEBHOOK_TARGET && notApplied === 0)}${notApplied ? ` (${notApplied} not applied)` : ''}; baseline ${Math.round(baselineRps).toLocaleString('en-US')}/s, ratio ${(serverRps / baselineRps).toFixed(2)}`,
 )
 
 // --- (b) checkout latency -----------------------------------------------------------------------

@@ -87,8 +87,12 @@ function toMs(value: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n
 }
 
-export function wrk(url: string, opts: { seconds: number; connections: number; headers?: Record<string, string>; cpu?: number }): WrkResult {
+export function wrk(
+  url: string,
+  opts: { seconds: number; connections: number; headers?: Record<string, string>; cpu?: number /** a Lua script (wrk -s) */; script?: string },
+): WrkResult {
   const args = ['wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency']
+  if (opts.script) args.push('-s', opts.script)
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`)
   args.push(url)
   const r = spawnSync(pinned(opts.cpu ?? 1, args)[0]!, pinned(opts.cpu ?? 1, args).slice(1), { encoding: 'utf8' })

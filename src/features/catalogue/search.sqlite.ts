@@ -18,27 +18,30 @@ const HEAD_RANK_CAP = 5000
 /** How many whole words an unfinished last word may stand for (the most frequent first). */
 const MAX_COMPLETIONS = 16
 const SEARCH_INDEXES = ['prompts_fts', 'prompts_head_fts'] as const
+/** The statements of a search (scripts/bench-search-limit.ts runs the same ones in its bare baseline). */
+export const SEARCH_SQL = {
+  revision: 'SELECT revision FROM catalogue_state WHERE id = 1',
+  completionsOf: `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
+  countMatches: 'SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)',
+  // One row always: the number of head matches and the page of them, best first.
+  headPage: `WITH m AS MATERIALIZED (SELECT rowid AS seq, ${HEAD_BM25} AS score FROM prompts_head_fts WHERE prompts_head_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${HEAD_RANK_CAP})
+       SELECT (SELECT count(*) FROM m) AS n,
+              (SELECT json_group_array(seq) FROM (SELECT seq FROM m ORDER BY score, seq DESC LIMIT ?2 OFFSET ?3)) AS page`,
+  contentOnlyPage: `SELECT rowid AS seq FROM prompts_fts WHERE prompts_fts MATCH ?
+         AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
+       ORDER BY rowid DESC LIMIT ? OFFSET ?`,
+  summaries: (n: number) => `SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${placeholders(n)})`,
+  contents: (n: number) => `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${placeholders(n)})`,
+}
+
 const statements = perConnection((db: SqliteDb) => {
   const c = db.$client
   return {
-    revision: c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1'),
-    completionsOf: c.prepare<{ term: string }, [string, string]>(
-      `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
-    ),
-    countMatches: c.prepare<{ n: number }, [string, number]>(
-      'SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)',
-    ),
-    // One row always: the number of head matches and the page of them, best first.
-    headPage: c.prepare<{ n: number; page: string }, [string, number, number]>(
-      `WITH m AS MATERIALIZED (SELECT rowid AS seq, ${HEAD_BM25} AS score FROM prompts_head_fts WHERE prompts_head_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${HEAD_RANK_CAP})
-       SELECT (SELECT count(*) FROM m) AS n,
-              (SELECT json_group_array(seq) FROM (SELECT seq FROM m ORDER BY score, seq DESC LIMIT ?2 OFFSET ?3)) AS page`,
-    ),
-    contentOnlyPage: c.prepare<{ seq: number }, [string, string, number, number]>(
-      `SELECT rowid AS seq FROM prompts_fts WHERE prompts_fts MATCH ?
-         AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
-       ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-    ),
+    revision: c.prepare<{ revision: number }, []>(SEARCH_SQL.revision),
+    completionsOf: c.prepare<{ term: string }, [string, string]>(SEARCH_SQL.completionsOf),
+    countMatches: c.prepare<{ n: number }, [string, number]>(SEARCH_SQL.countMatches),
+    headPage: c.prepare<{ n: number; page: string }, [string, number, number]>(SEARCH_SQL.headPage),
+    contentOnlyPage: c.prepare<{ seq: number }, [string, string, number, number]>(SEARCH_SQL.contentOnlyPage),
   }
 })
 
@@ -84,18 +87,14 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
         if (seqs.length === 0) return { total, hits: [] }
         const rows = new Map(
           db.$client
-            .query<SummaryRow, number[]>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${placeholders(seqs.length)})`)
+            .query<SummaryRow, number[]>(SEARCH_SQL.summaries(seqs.length))
             .all(...seqs)
             .map((r) => [r.seq, r]),
         )
         // Content only for content-only matches: a head match's snippet comes from its short fields.
         const contents = new Map<number, string>()
         if (contentSeqs.length > 0) {
-          for (const r of db.$client
-            .query<{ seq: number; content: string }, number[]>(
-              `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${placeholders(contentSeqs.length)})`,
-            )
-            .all(...contentSeqs)) {
+          for (const r of db.$client.query<{ seq: number; content: string }, number[]>(SEARCH_SQL.contents(contentSeqs.length)).all(...contentSeqs)) {
             contents.set(r.seq, r.content)
           }
         }

@@ -1,0 +1,36 @@
+// scripts/benchmarks.ts reads the targets from what each script prints: the reading, checked on
+// the shapes the scripts print.
+import { describe, expect, test } from 'bun:test'
+import { parseFigures, svgChart } from '../scripts/benchmarks/report'
+
+describe('benchmark report', () => {
+  test('a figure per target: its value, the target, the direction and the verdict', () => {
+    const figures = parseFigures(
+      [
+        '  p50 5.20 ms (target <= 2)  MISSED   p90 17.39 ms   p99 9.18 ms (target <= 10)  ok   max 68.04 ms',
+        'binary idle RSS: 78.1 MB (target <= 80 MB)  ok',
+        'health                  50000   1.20        42000   1.50     0.84   >= 0.8 x baseline  ok',
+        '  median: server 3,075 deliveries/s (target >= 2,000/s, every one applied) ok; baseline 9,000/s, ratio 0.34',
+        '  added at p50: 1.2 ms (target ≤ 10 ms) ok',
+        'a line without a verdict: 5 ms (target <= 10)',
+        'all targets met',
+      ].join('\n'),
+    )
+    expect(figures.map((f) => [f.label, f.measured, f.target, f.atLeast, f.ok])).toEqual([
+      ['p50', 5.2, 2, false, false],
+      ['p99', 9.18, 10, false, true],
+      ['binary idle RSS', 78.1, 80, false, true],
+      ['health ratio', 0.84, 0.8, true, true],
+      ['median: server', 3075, 2000, true, true],
+      ['added at p50', 1.2, 10, false, true],
+    ])
+  })
+
+  test('the chart draws a bar per figure with a value, in the colour of its verdict', () => {
+    const svg = svgChart('x', parseFigures('a: 5 ms (target <= 2) MISSED\nb: 0.9 (target >= 0.5) ok'))
+    expect(svg.match(/<rect x=/g)).toHaveLength(2)
+    expect(svg).toContain('fill="#c62828"')
+    expect(svg).toContain('fill="#2e7d32"')
+    expect(svg).toContain('5 (≤ 2)')
+  })
+})
