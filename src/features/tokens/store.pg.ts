@@ -7,6 +7,12 @@ import type { TokensStore } from './store'
 
 export function pgTokensStore(storage: PgStorage): TokensStore {
   const db = storage.db
+  // Every PAT request: a named statement, parsed and planned once per connection (scripts/bench-engines.ts).
+  const patByHash = db
+    .select({ id: pats.id, userId: pats.userId, expiresAt: pats.expiresAt, revokedAt: pats.revokedAt, lastUsedAt: pats.lastUsedAt })
+    .from(pats)
+    .where(eq(pats.tokenHash, sql.placeholder('hash')))
+    .prepare('tokens_by_hash')
   return {
     insertWithinLimit: (token, limit, now) =>
       db.transaction(async (tx) => {
@@ -48,10 +54,7 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
       ).length,
 
     async byHash(hash) {
-      const [row] = await db
-        .select({ id: pats.id, userId: pats.userId, expiresAt: pats.expiresAt, revokedAt: pats.revokedAt, lastUsedAt: pats.lastUsedAt })
-        .from(pats)
-        .where(eq(pats.tokenHash, hash))
+      const [row] = await patByHash.execute({ hash })
       return row
         ? {
             id: row.id,

@@ -29,6 +29,12 @@ async function count(db: PgDb | PgTx, key: CounterKey, limit: number | null): Pr
 }
 
 export function pgUsageStore(storage: PgStorage): UsageStore {
+  // Every /api/user/me: a named statement, parsed and planned once per connection (scripts/bench-engines.ts).
+  const usageOfDay = storage.db
+    .select({ metric: dailyUsage.metric, count: dailyUsage.count })
+    .from(dailyUsage)
+    .where(and(eq(dailyUsage.subject, sql.placeholder('subject')), eq(dailyUsage.day, sql.placeholder('day'))))
+    .prepare('usage_of_day')
   return {
     async take(key, limit, item, tx): Promise<TakeOutcome> {
       const db = storage.use(tx)
@@ -66,10 +72,7 @@ export function pgUsageStore(storage: PgStorage): UsageStore {
     used: (key, tx) => usedIn(storage.use(tx), key),
 
     async usedOn(subject, day) {
-      const rows = await storage.db
-        .select({ metric: dailyUsage.metric, count: dailyUsage.count })
-        .from(dailyUsage)
-        .where(and(eq(dailyUsage.subject, subject), eq(dailyUsage.day, day)))
+      const rows = await usageOfDay.execute({ subject, day })
       return Object.fromEntries(rows.map((r) => [r.metric, r.count]))
     },
 
