@@ -122,6 +122,41 @@ describe('JSON catalogue', async () => {
     expect(bad.errors.map((e) => e.message)).toEqual([expect.stringContaining('category "marketing" has no subcategory "nope"')])
   })
 
+  test('timestamps are compared on their own: new ones alone update the record; none keep the stored ones', async () => {
+    const t = await makeTestApp()
+    const id = 'abcdef00-1111-4111-8111-000000000001'
+    const catalogue = (times: Record<string, string>) => ({
+      categories: [{ id: 'times', name: 'Times', ...times }],
+      prompts: [{ id, title: 'Dated', category: 'times', content: 'x', ...times }],
+    })
+    const importData = (data: object) =>
+      t.services.catalogue.importCatalogueData({ format: 'promptlib-catalogue', version: 1, ...data }, { file: 'f' })
+    const times = { created_at: '2024-01-02T03:04:05.678Z', updated_at: '2024-02-03T04:05:06.789Z' }
+    expect(await importData(catalogue(times))).toMatchObject({ created: 2, errors: [] })
+    expect(await importData(catalogue(times))).toMatchObject({ unchanged: 2 })
+    expect(await importData(catalogue({}))).toMatchObject({ unchanged: 2 })
+    const later = { created_at: '2024-01-02T03:04:05.678Z', updated_at: '2025-05-05T05:05:05.555Z' }
+    expect(await importData(catalogue(later))).toMatchObject({ updated: 2, unchanged: 0 })
+    const stored = async (table: string) =>
+      (await sqlRows<{ c: number | Date; u: number | Date }>(t.storage, `SELECT created_at AS c, updated_at AS u FROM ${table}`)).map((r) => [
+        new Date(r.c).toISOString(),
+        new Date(r.u).toISOString(),
+      ])
+    expect(await stored('prompts')).toEqual([[later.created_at, later.updated_at]])
+    expect(await stored('categories')).toEqual([[later.created_at, later.updated_at]])
+  })
+
+  test('a hash stored under an earlier rule: the same text is unchanged, and only the hash is written again', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    const before = await sqlRows(t.storage, 'SELECT id, updated_at FROM prompts ORDER BY id')
+    await sqlRows(t.storage, "UPDATE prompts SET source_hash = 'from-an-older-rule'")
+    const [again] = await importPaths(t, [fx('catalogue-good.json')])
+    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 6 })
+    expect(await sqlRows(t.storage, 'SELECT id, updated_at FROM prompts ORDER BY id')).toEqual(before)
+    expect(await sqlNumber(t.storage, "SELECT count(*) FROM prompts WHERE source_hash = 'from-an-older-rule'")).toBe(0)
+  })
+
   test('not JSON, or not our format, is one clear error', async () => {
     const t = await makeTestApp()
     writeFileSync(join(t.dataDir, 'broken.json'), '{"format": "promptlib-catalogue", ')
@@ -133,16 +168,16 @@ describe('JSON catalogue', async () => {
 })
 
 describe('prompts.csv', async () => {
-  test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; type as a tag', async () => {
+  test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; the type column as the type', async () => {
     const t = await makeTestApp()
     const [r] = await importPaths(t, [fx('prompts.csv')])
     expect(r!.errors).toEqual([])
     expect(r).toMatchObject({ kind: 'csv', created: 3 })
-    const rows = await sqlRows<Record<string, string>>(t.storage, 'SELECT id, title, content, category_id, tags FROM prompts ORDER BY title')
-    expect(rows.map((x) => [x.title, x.category_id, x.tags])).toEqual([
-      ['Linux Terminal', 'coding', 'text'],
-      ['Storyteller, Kind', 'general', 'text'],
-      ['Travel Guide', 'general', 'structured'],
+    const rows = await sqlRows<Record<string, string>>(t.storage, 'SELECT id, title, content, category_id, tags, type FROM prompts ORDER BY title')
+    expect(rows.map((x) => [x.title, x.category_id, x.tags, x.type])).toEqual([
+      ['Linux Terminal', 'coding', '', 'text'],
+      ['Storyteller, Kind', 'general', '', 'text'],
+      ['Travel Guide', 'general', '', 'structured'],
     ])
     expect(rows[1]!.content).toBe('I want you to act as a storyteller.\r\nCome up with "entertaining" stories, short and engaging.')
     expect(rows[2]!.content).toBe('I want you to act as a travel guide, suggesting places near {{location}}.')

@@ -7,6 +7,7 @@ import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression } from '../../lib/search/fts5'
 import type { PromptSearch } from './search'
 import { placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
+import { DEFAULT_PROMPT_TYPE } from './text'
 
 /** bm25 column weights over the heads index: title, description, tags, facets. */
 const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
@@ -60,15 +61,17 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
   }
 
   return {
-    search: ({ terms, categoryId, subcategoryId, tag }, { limit, offset }, cap) =>
+    search: ({ terms, categoryId, subcategoryId, tag, type }, { limit, offset }, cap) =>
       storage.read((db) => {
         const s = statements(db)
         const facets: string[] = []
         if (categoryId !== undefined) facets.push(facetToken('c', categoryId))
         if (subcategoryId !== undefined) facets.push(facetToken('s', subcategoryId))
         if (tag !== undefined) facets.push(facetToken('t', tag))
+        // The default type has no token: "text" is every prompt without a type token.
+        if (type !== undefined && type !== DEFAULT_PROMPT_TYPE) facets.push(facetToken('y', type))
         const completions = terms.prefix ? completionsFor(db, terms.words[terms.words.length - 1]!) : undefined
-        const match = ftsExpression(terms, facets, completions)
+        const match = ftsExpression(terms, facets, completions, type === DEFAULT_PROMPT_TYPE ? ['y'] : [])
 
         const total = Math.min(s.countMatches.get(match, cap)!.n, cap)
         if (offset >= total) return { total, hits: [] }

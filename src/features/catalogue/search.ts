@@ -10,6 +10,7 @@ export interface SearchQuery {
   subcategoryId?: string
   /** in slug form */
   tag?: string
+  type?: string
 }
 
 /**

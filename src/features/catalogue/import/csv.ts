@@ -4,9 +4,9 @@
 // their line and field); rows land in --category, else `coding` when for_devs is TRUE, else
 // `general` (created when missing); `type` becomes a tag. A row's id is a UUID v5 of category +
 // title, so re-importing the file updates rows instead of duplicating them.
-import { normaliseTags, unstorable } from '../../../lib/text'
+import { isSlug, unstorable } from '../../../lib/text'
 import type { PromptInput } from '../store'
-import { previewOf, uuidV5 } from '../text'
+import { DEFAULT_PROMPT_TYPE, previewOf, uuidV5 } from '../text'
 import { type CsvRecord, parseCsv } from './csv-parse'
 import { LIMITS } from './fields'
 import { newReport, type FileReport, type Progress } from './report'
@@ -89,8 +89,15 @@ export async function importPromptsCsv(target: ImportTarget, text: string, opts:
     const earlier = seen.get(id)
     if (earlier !== undefined) warn(row.line, `the title "${title}" already appears on line ${earlier}; this row replaces it`)
     seen.set(id, row.line)
-    const tags = type === -1 ? [] : normaliseTags([row.fields[type]!])
-    parsed.push({ line: row.line, input: { id, title, description: describe(content), categoryId, subcategoryId: null, tags, content } })
+    const promptType = type === -1 ? DEFAULT_PROMPT_TYPE : row.fields[type]!.trim().toLowerCase() || DEFAULT_PROMPT_TYPE
+    if (!isSlug(promptType) || promptType.length > LIMITS.type) {
+      fail(row.line, `"type" must be a word such as TEXT, STRUCTURED or IMAGE (got "${row.fields[type]!.slice(0, 40)}")`)
+      continue
+    }
+    parsed.push({
+      line: row.line,
+      input: { id, title, description: describe(content), categoryId, subcategoryId: null, tags: [], type: promptType, content },
+    })
   }
   if (report.errors.length > 0) return report
 

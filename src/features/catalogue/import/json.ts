@@ -103,38 +103,45 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
     return out
   }
 
-  const categories = records<ParsedCategory>('categories', ['id', 'name', 'description', 'icon', 'order', 'subcategories'], (r, index) => {
-    const subs: SubcategoryInput[] = []
-    const rawSubs = r.record.subcategories
-    if (rawSubs !== undefined && !Array.isArray(rawSubs)) r.errors.push('"subcategories" must be an array')
-    for (const [i, raw] of (Array.isArray(rawSubs) ? rawSubs : []).entries()) {
-      if (!isRecord(raw)) {
-        r.errors.push(`subcategories[${i}] must be an object`)
-        continue
+  const categories = records<ParsedCategory>(
+    'categories',
+    ['id', 'name', 'description', 'icon', 'order', 'subcategories', 'created_at', 'updated_at'],
+    (r, index) => {
+      const subs: SubcategoryInput[] = []
+      const rawSubs = r.record.subcategories
+      if (rawSubs !== undefined && !Array.isArray(rawSubs)) r.errors.push('"subcategories" must be an array')
+      for (const [i, raw] of (Array.isArray(rawSubs) ? rawSubs : []).entries()) {
+        if (!isRecord(raw)) {
+          r.errors.push(`subcategories[${i}] must be an object`)
+          continue
+        }
+        const s = new RecordReader(raw, ['id', 'name', 'description', 'order'])
+        const sub = {
+          id: s.slug('id', { required: true }),
+          name: s.text('name', { required: true, max: LIMITS.name }),
+          description: s.text('description', { max: LIMITS.description, fallback: '' }),
+          order: s.integer('order', i + 1),
+        }
+        r.errors.push(...s.errors.map((m) => `subcategories[${i}]: ${m}`))
+        r.warnings.push(...s.warnings.map((m) => `subcategories[${i}]: ${m}`))
+        if (sub.id && subs.some((x) => x.id === sub.id)) r.errors.push(`subcategories[${i}]: duplicate id "${sub.id}"`)
+        if (sub.id && sub.name !== null) subs.push({ id: sub.id, name: sub.name, description: sub.description ?? '', order: sub.order })
       }
-      const s = new RecordReader(raw, ['id', 'name', 'description'])
-      const sub = {
-        id: s.slug('id', { required: true }),
-        name: s.text('name', { required: true, max: LIMITS.name }),
-        description: s.text('description', { max: LIMITS.description, fallback: '' }),
-      }
-      r.errors.push(...s.errors.map((m) => `subcategories[${i}]: ${m}`))
-      r.warnings.push(...s.warnings.map((m) => `subcategories[${i}]: ${m}`))
-      if (sub.id && subs.some((x) => x.id === sub.id)) r.errors.push(`subcategories[${i}]: duplicate id "${sub.id}"`)
-      if (sub.id && sub.name !== null) subs.push({ id: sub.id, name: sub.name, description: sub.description ?? '', order: i + 1 })
-    }
-    const id = r.slug('id', { required: true })
-    const name = r.text('name', { required: true, max: LIMITS.name })
-    const description = r.text('description', { max: LIMITS.description, fallback: '' })
-    const icon = r.text('icon', { max: LIMITS.icon, fallback: '' })
-    const order = r.integer('order', index + 1)
-    if (id === null || name === null) return null
-    return { id, name, description: description ?? '', icon: icon ?? '', order, subcategories: subs }
-  })
+      const id = r.slug('id', { required: true })
+      const name = r.text('name', { required: true, max: LIMITS.name })
+      const description = r.text('description', { max: LIMITS.description, fallback: '' })
+      const icon = r.text('icon', { max: LIMITS.icon, fallback: '' })
+      const order = r.integer('order', index + 1)
+      const createdAt = r.timestamp('created_at')
+      const updatedAt = r.timestamp('updated_at')
+      if (id === null || name === null) return null
+      return { id, name, description: description ?? '', icon: icon ?? '', order, createdAt, updatedAt, subcategories: subs }
+    },
+  )
 
   const prompts = records<PromptInput>(
     'prompts',
-    ['id', 'title', 'description', 'category', 'subcategory', 'tags', 'content', 'created_at', 'updated_at'],
+    ['id', 'title', 'description', 'category', 'subcategory', 'tags', 'type', 'content', 'created_at', 'updated_at'],
     (r) => {
       const rawId = r.record.id
       const id = typeof rawId === 'string' && UUID.test(rawId) ? rawId.toLowerCase() : null
@@ -144,11 +151,12 @@ export async function importCatalogueData(target: ImportTarget, data: unknown, o
       const categoryId = r.slug('category', { required: true })
       const subcategoryId = r.slug('subcategory')
       const tags = r.tags('tags')
+      const type = r.promptType('type')
       const content = r.text('content', { required: true, max: LIMITS.content, exact: true })
       const createdAt = r.timestamp('created_at')
       const updatedAt = r.timestamp('updated_at')
       if (id === null || title === null || categoryId === null || content === null) return null
-      return { id, title, description: description ?? '', categoryId, subcategoryId, tags, content, createdAt, updatedAt }
+      return { id, title, description: description ?? '', categoryId, subcategoryId, tags, type, content, createdAt, updatedAt }
     },
   )
 
