@@ -92,9 +92,7 @@ export function promptSourceHash(
   return fingerprint(parts)
 }
 
-/** Whether the timestamps an import gives (if any) are those stored (epoch milliseconds). */
-export const sameTimestamps = (p: { createdAt?: number; updatedAt?: number }, stored: { createdAt: number; updatedAt: number }) =>
-  (p.createdAt === undefined || p.createdAt === stored.createdAt) && (p.updatedAt === undefined || p.updatedAt === stored.updatedAt)
+export { sameTimestamps } from '../../lib/text'
 
 /**
  * Whether a stored prompt already holds what an import brings (its hash may predate the current

@@ -7,7 +7,7 @@ import { pgSkillsStore } from './store.pg'
 
 export { skillsRoutes } from './routes'
 export type { SkillsService } from './service'
-export type { Outcome as SkillOutcome, SkillInput } from './store'
+export type { Outcome as SkillOutcome, SkillExport, SkillInput } from './store'
 
 export function createSkills(storage: Storage): SkillsService {
   return createSkillsService(storage.engine === 'sqlite' ? sqliteSkillsStore(storage) : pgSkillsStore(storage))
