@@ -14,7 +14,7 @@ import { pgCatalogueStore } from './store.pg'
 import { sqliteCatalogueStore } from './store.sqlite'
 
 export { catalogueRoutes } from './routes'
-export { formatIssue, type FileReport, type ImportIssue } from './import/report'
+export { formatIssue, type FileReport, type ImportIssue, type Progress as ImportProgress } from './import/report'
 export type { CategoryView, Prompt, PromptSummary } from './model'
 export type { Caller } from './service'
 

@@ -156,6 +156,9 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
       await db.execute(sql`VACUUM (ANALYZE) ${promptSearch}`)
     },
 
+    // The GIN indexes take new entries into their pending lists; the import's VACUUM merges them.
+    deferMerges: async () => async () => {},
+
     async rebuild() {
       for (let after = 0; ; ) {
         const rows = await db
