@@ -79,7 +79,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
       const refused = await cliAsync(['restore', target], env)
       expect(refused).toMatchObject({ code: 1, stdout: '' })
       expect(refused.stderr).toContain('is open in another process (a running server or an import); stop it, then restore; nothing changed')
-      expect((await (await fetch(`${server.url}/api/categories/general`)).json()).prompt_count).toBe(1)
+      expect(((await (await fetch(`${server.url}/api/categories/general`)).json()) as { prompt_count: number }).prompt_count).toBe(1)
     } finally {
       server.kill()
       await server.exited
@@ -97,7 +97,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
     const again = await startServer(env)
     try {
       const res = await fetch(`${again.url}/api/categories`)
-      expect((await res.json()).items.map((c: { id: string }) => c.id)).not.toContain('general')
+      expect(((await res.json()) as { items: { id: string }[] }).items.map((c) => c.id)).not.toContain('general')
     } finally {
       again.kill()
       await again.exited
