@@ -13,6 +13,8 @@ import { type BillingService, createBillingService } from './service'
 import { sqliteBillingStore } from './store.sqlite'
 import { pgBillingStore } from './store.pg'
 
+export { Subscription as SubscriptionSchema } from './model'
+export type { PaymentRecord } from './store'
 export { billingRoutes } from './routes'
 export type { BillingService } from './service'
 

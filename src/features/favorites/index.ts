@@ -5,6 +5,7 @@ import { createFavoritesService, type FavoritesService } from './service'
 import { sqliteFavoritesStore } from './store.sqlite'
 import { pgFavoritesStore } from './store.pg'
 
+export { Favorite as FavoriteSchema } from './model'
 export { favoritesRoutes } from './routes'
 export type { FavoritesService } from './service'
 

@@ -12,6 +12,7 @@ import { createOptimizerService, type OptimizerService } from './service'
 import { sqliteOptimizerStore } from './store.sqlite'
 import { pgOptimizerStore } from './store.pg'
 
+export { HistoryItem as HistoryItemSchema } from './model'
 export { optimizerRoutes } from './routes'
 export type { OptimizerService } from './service'
 

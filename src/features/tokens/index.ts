@@ -5,6 +5,7 @@ import { createTokensService, type TokensService } from './service'
 import { sqliteTokensStore } from './store.sqlite'
 import { pgTokensStore } from './store.pg'
 
+export { TokenSummary as TokenSummarySchema } from './model'
 export { looksLikePat, PAT_PREFIX } from './format'
 export { tokensRoutes } from './routes'
 export type { TokensService } from './service'
