@@ -60,7 +60,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
       server.kill()
       await server.exited
     }
-  })
+  }, 30_000)
 
   test('restore refuses while a server has the database open; once stopped, the backup is served and the old database kept', async () => {
     const env = await processEnv({ DEMO_CATALOGUE: 'false' })
@@ -102,7 +102,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
       again.kill()
       await again.exited
     }
-  })
+  }, 30_000)
 
   test('restore refuses what is not a promptlib database, and a missing file', () => {
     const env = { DATA_DIR: tempDir(), DEMO_CATALOGUE: 'false' }
@@ -114,7 +114,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
     expect(cli(['restore', empty], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('not a promptlib database') })
     expect(cli(['restore', join(tempDir(), 'missing.db')], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('no such file') })
     expect(existsSync(join(env.DATA_DIR, 'promptlib.db'))).toBe(false)
-  })
+  }, 30_000)
 })
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL backup', () => {
@@ -125,5 +125,5 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL backup', () => {
       expect(r).toMatchObject({ code: 1, stdout: '' })
       expect(r.stderr).toContain('back it up with pg_dump')
     }
-  })
+  }, 30_000)
 })

@@ -167,5 +167,5 @@ describe('promptlib export (a real process)', () => {
       stderr: 'promptlib: no category "nope"; nothing exported\n',
     })
     expect(cli(['export', '--format', 'xml'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('--format is json or csv') })
-  })
+  }, 30_000)
 })

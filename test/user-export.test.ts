@@ -88,7 +88,7 @@ describe('GET /api/user/export', () => {
     const body = await json(await t.request('/api/user/export', { token: me.token }))
     expect(body.optimizer_history).toHaveLength(105)
     expect(body.optimizer_history[0].prompt).toBe('prompt number 104')
-  })
+  }, 30_000)
 
   test('a personal access token is refused (403 jwt_required); no token 401', async () => {
     const me = await register(t)
