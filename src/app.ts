@@ -15,6 +15,7 @@ import { siteConfig, siteConfigRoutes } from './features/site-config'
 import { createSkills, skillsRoutes } from './features/skills'
 import { createTokens, looksLikePat, tokensRoutes } from './features/tokens'
 import { createUsage, userSubject } from './features/usage'
+import { createUserData, userDataRoutes } from './features/user-data'
 import { authGuard, type BearerAuthenticator } from './http/auth'
 import { createEdge } from './http/edge'
 import { JwtCodec } from './http/jwt'
@@ -62,6 +63,7 @@ export function createApp({
   const optimizer = createOptimizer({ storage, usage, log, config, shutdown, registerInstance })
   const mail = createMail({ storage, config, log, transport: mailTransport })
   const billing = createBilling({ storage, config, accounts, mail, log })
+  const userData = createUserData({ accounts, favorites, tokens, optimizer, billing })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
@@ -81,6 +83,7 @@ export function createApp({
     .use(skillsRoutes({ skills, guard }))
     .use(favoritesRoutes({ favorites, guard }))
     .use(billingRoutes({ billing, guard }))
+    .use(userDataRoutes({ userData, guard }))
 
   /** The periodic work of every feature (db/jobs.ts runs them; on PostgreSQL one instance at a time). */
   const jobs: Job[] = [
@@ -111,7 +114,7 @@ export function createApp({
   return {
     api,
     handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins, web: createWebApp() }),
-    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing },
+    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing, userData },
     jobs,
     start,
     stop,

@@ -2,8 +2,10 @@
 // search query building, snippets, record line numbers, allowed-tools lists, UUID v5, UTF-8
 // decoding that keeps bad bytes visible, JSON syntax error positions.
 import { describe, expect, test } from 'bun:test'
-import { parseCsv } from '../src/features/catalogue/import/csv-parse'
-import { locateRecords } from '../src/features/catalogue/import/json'
+import { CsvParser, parseCsv } from '../src/features/catalogue/import/csv-parse'
+import { JsonSyntaxError, readCatalogue, UnreadableField } from '../src/features/catalogue/import/json-stream'
+import { memorySource } from '../src/features/catalogue/import/source'
+import { UuidSet } from '../src/features/catalogue/import/uuid-set'
 import { findJsonSyntaxError } from '../src/features/catalogue/import/json-syntax'
 import { decodeUtf8, invalidBytes } from '../src/features/catalogue/import/utf8'
 import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
@@ -215,13 +217,121 @@ describe('snippet', () => {
   })
 })
 
-describe('locateRecords', () => {
-  test('finds the line where each element of categories/prompts/skills starts', () => {
-    const text = '{\n  "format": "x",\n  "prompts": [\n    {"title": "a [b] {c}"},\n\n    {\n      "x": "\\"]"\n    }\n  ],\n  "skills": [{}]\n}'
-    const lines = locateRecords(text)
-    expect(lines.get('prompts[0]')).toBe(4)
-    expect(lines.get('prompts[1]')).toBe(6)
-    expect(lines.get('skills[0]')).toBe(10)
+describe('readCatalogue (a catalogue file as a stream of records)', () => {
+  const events = async (text: string | Uint8Array, chunk?: number) => {
+    const out: unknown[] = []
+    const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text
+    for await (const e of readCatalogue(memorySource(bytes, chunk))) out.push(e.kind === 'record' ? { ...e, start: undefined, end: undefined } : e)
+    return out
+  }
+  const error = async (text: string | Uint8Array, chunk?: number) => {
+    try {
+      await events(text, chunk)
+      return null
+    } catch (e) {
+      return e instanceof JsonSyntaxError || e instanceof UnreadableField ? { line: e.line, message: e.message } : String(e)
+    }
+  }
+
+  test('each record with the line it starts on; fields; the same whatever the size of the pieces read', async () => {
+    const text =
+      '\ufeff{\n  "format": "x",\n  "prompts": [\n    {"title": "a [b] {c} \\" ]"},\n\n    {\n      "x": "\\\\"\n    }\n  ],\n  "skills": [{"é": "🙂"}], "n": -1.5e3}'
+    const whole = await events(text)
+    expect(whole).toEqual([
+      { kind: 'field', key: 'format', value: 'x', line: 2 },
+      { kind: 'record', section: 'prompts', index: 0, line: 4, value: { title: 'a [b] {c} " ]' } },
+      { kind: 'record', section: 'prompts', index: 1, line: 6, value: { x: '\\' } },
+      { kind: 'record', section: 'skills', index: 0, line: 10, value: { é: '🙂' } },
+      { kind: 'field', key: 'n', value: -1500, line: 10 },
+    ])
+    for (const chunk of [1, 2, 3, 7, 64]) expect(await events(text, chunk)).toEqual(whole)
+  })
+
+  test('a record can be read again from its offsets', async () => {
+    const text = '{"prompts": [ {"a": 1} ,\n {"b": "ü"} ]}'
+    const bytes = new TextEncoder().encode(text)
+    const found: string[] = []
+    for await (const e of readCatalogue(memorySource(bytes, 5)))
+      if (e.kind === 'record') found.push(new TextDecoder().decode(bytes.slice(e.start, e.end)))
+    expect(found).toEqual(['{"a": 1}', '{"b": "ü"}'])
+  })
+
+  test('a syntax error anywhere stops the file, with its line and column', async () => {
+    expect(await error('{\n  "format": "promptlib-catalogue",\n  "version": 1,\n  "prompts": [,]\n}\n')).toEqual({
+      line: 4,
+      message: 'not valid JSON: column 15: expected a value, found ","',
+    })
+    expect(await error('{"format": "x", ')).toEqual({
+      line: 1,
+      message: 'not valid JSON: column 17: expected a string (a field name), found the end of the file',
+    })
+    expect(await error('{"prompts": [\n {"a": 1,\n  "b": tru}\n]}')).toEqual({
+      line: 3,
+      message: 'not valid JSON: column 8: expected a value, found "t"',
+    })
+    expect(await error('{"prompts": [{"a": 1} {"b": 2}]}')).toEqual({ line: 1, message: 'not valid JSON: column 23: expected "," or "]", found "{"' })
+    expect(await error('{"prompts": [{"a": "never closed}]}')).toEqual({
+      line: 1,
+      message: 'not valid JSON: column 36: the file ends inside a value (a bracket or a quote is never closed)',
+    })
+    expect(await error('{"a": 1} x')).toEqual({ line: 1, message: 'not valid JSON: column 10: unexpected "x" after the end of the JSON value' })
+    expect(await error('[1, 2]')).toEqual({ line: 1, message: 'not valid JSON: column 1: expected "{" (a catalogue is one JSON object), found "["' })
+    // columns count characters, not bytes
+    expect(await error('{"é🙂": x}')).toEqual({ line: 1, message: 'not valid JSON: column 8: expected a value, found "x"' })
+  })
+
+  test('bytes that are not UTF-8: a record is refused alone (its line and column); elsewhere, the file', async () => {
+    const bad = (before: string, after: string) => new Uint8Array([...new TextEncoder().encode(before), 0xe9, ...new TextEncoder().encode(after)])
+    expect(await events(bad('{"prompts": [{"a": 1},\n {"b": "caf', '"}, {"c": 3}]}'), 4)).toEqual([
+      { kind: 'record', section: 'prompts', index: 0, line: 1, value: { a: 1 } },
+      { kind: 'unreadable', section: 'prompts', index: 1, line: 2, column: 12 },
+      { kind: 'record', section: 'prompts', index: 2, line: 2, value: { c: 3 } },
+    ])
+    expect(await error(bad('{"format": "x', '"}'))).toEqual({
+      line: 1,
+      message: 'column 14: bytes that are not valid UTF-8 (the file must be UTF-8)',
+    })
+  })
+})
+
+describe('CsvParser (fed piece by piece)', () => {
+  test('the same records and errors whatever the pieces', () => {
+    const text = '\ufeffa,b\r\n"x, y","say ""hi"""\r\n"multi\r\nline",z\n"x"junk,y\n5" screen,ok\nlast,row'
+    const whole = new CsvParser().push(text, true)
+    expect(whole.map((r) => ('message' in r ? r.line : r.fields))).toEqual([
+      ['a', 'b'],
+      ['x, y', 'say "hi"'],
+      ['multi\r\nline', 'z'],
+      5,
+      ['5" screen', 'ok'],
+      ['last', 'row'],
+    ])
+    for (const size of [1, 2, 3, 5, 11]) {
+      const parser = new CsvParser()
+      const out = []
+      for (let i = 0; i < text.length; i += size) out.push(...parser.push(text.slice(i, i + size)))
+      out.push(...parser.push('', true))
+      expect(out).toEqual(whole)
+    }
+  })
+
+  test('a quote that never closes is fatal: the file cannot be read past it', () => {
+    expect(new CsvParser().push('a,b\n"open,x\ny,z', true)).toEqual([
+      { line: 1, fields: ['a', 'b'], fieldLines: [1, 1] },
+      { line: 2, message: 'a quoted field is never closed (missing ")', fatal: true },
+    ])
+  })
+})
+
+describe('UuidSet', () => {
+  test('finds every duplicate with the line first seen, through many growths', () => {
+    const set = new UuidSet()
+    const id = (i: number) => `${i.toString(16).padStart(8, '0')}-0000-4000-8000-${(i * 7919).toString(16).padStart(12, '0')}`
+    for (let i = 0; i < 50_000; i++) expect(set.add(id(i), i + 1)).toBeNull()
+    expect(set.size).toBe(50_000)
+    for (let i = 0; i < 50_000; i += 997) expect(set.add(id(i), 999_999)).toBe(i + 1)
+    expect(set.add('ffffffff-ffff-4fff-bfff-ffffffffffff', 3)).toBeNull()
+    expect(set.size).toBe(50_001)
   })
 })
 

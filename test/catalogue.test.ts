@@ -104,6 +104,7 @@ describe('GET /api/categories/{id}/prompts', async () => {
       'subcategory_id',
       'tags',
       'title',
+      'type',
       'updated_at',
     ])
     expect([...body.items[0].preview].length).toBeLessThanOrEqual(201)
@@ -135,6 +136,47 @@ describe('GET /api/categories/{id}/prompts', async () => {
     await problem(await get('/api/categories/zoo/prompts?subcategory=email'), 422, 'validation_failed')
     for (const q of ['sort=best', 'sort=', 'limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5', 'subcategory=%3Cscript%3E']) {
       await problem(await get(`/api/categories/zoo/prompts?${q}`), 422, 'validation_failed')
+    }
+  })
+})
+
+describe('prompt types', async () => {
+  const quokka = (n: number, type?: string) => ({
+    id: `aaaaaaaa-0000-4000-8000-00000000010${n}`,
+    title: `Quokka portrait ${n}`,
+    category: 'zoo',
+    content: `Draw the quokka smiling, variant ${n}.`,
+    ...(type === undefined ? {} : { type }),
+  })
+  beforeAll(async () => {
+    await importRecords(t, { prompts: [quokka(1), quokka(2, 'IMAGE'), quokka(3, 'structured'), quokka(4, 'text')] })
+  })
+  const titles = (body: { items: { title: string }[] }) => body.items.map((p) => p.title).sort()
+
+  test('summaries and the detail carry the type (text by default, stored in lower case)', async () => {
+    const body = await search('quokka')
+    expect(body.items.map((p: { title: string; type: string }) => [p.title, p.type]).sort()).toEqual([
+      ['Quokka portrait 1', 'text'],
+      ['Quokka portrait 2', 'image'],
+      ['Quokka portrait 3', 'structured'],
+      ['Quokka portrait 4', 'text'],
+    ])
+    expect((await json(await get(`/api/prompts/${quokka(2).id}`))).type).toBe('image')
+  })
+
+  test('a type filter on listings and search; text is every prompt of the default type', async () => {
+    expect(titles(await search('quokka', '&type=image'))).toEqual(['Quokka portrait 2'])
+    expect(titles(await search('quokka', '&type=text'))).toEqual(['Quokka portrait 1', 'Quokka portrait 4'])
+    expect(titles(await search('quokk', '&type=structured&category=zoo'))).toEqual(['Quokka portrait 3'])
+    expect((await search('quokka', '&type=video')).total).toBe(0)
+    const listing = await json(await get('/api/categories/zoo/prompts?type=image&limit=100'))
+    expect(titles(listing)).toEqual(['Quokka portrait 2'])
+    const text = await json(await get('/api/categories/zoo/prompts?type=text&limit=100'))
+    expect(text.items.every((p: { type: string }) => p.type === 'text')).toBe(true)
+    expect(text.total).toBe((await json(await get('/api/categories/zoo/prompts?limit=100'))).total - 2)
+    for (const q of ['type=IMAGE', 'type=', 'type=a%20b', `type=${'x'.repeat(65)}`]) {
+      await problem(await get(`/api/categories/zoo/prompts?${q}`), 422, 'validation_failed')
+      await problem(await get(`/api/search?q=quokka&${q}`), 422, 'validation_failed')
     }
   })
 })
@@ -385,6 +427,7 @@ describe('OpenAPI', async () => {
       'q',
       'subcategory',
       'tag',
+      'type',
     ])
   })
 })

@@ -2,7 +2,7 @@
 // description and content, a skill's description and instructions are stored and served as in the
 // file, control characters included (prompts.chat's CSV joins a multi-file skill's files with
 // U+001F and U+001E). NUL, lone surrogates and bytes that are not UTF-8 cannot be stored: they
-// refuse their record with file, line and field, and, as any error, leave the file unwritten.
+// refuse their record alone, with file, line and field; the rest of the file is imported.
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -51,7 +51,7 @@ describe('prompts.csv', async () => {
     expect(await importOne(path)).toMatchObject({ created: 0, updated: 0, unchanged: 2 })
   })
 
-  test('NUL refuses its row with file, line and field; the file changes nothing', async () => {
+  test('NUL refuses its row alone, with file, line and field; the other rows are imported', async () => {
     const before = await promptCount()
     const path = file(
       'csv',
@@ -63,8 +63,9 @@ describe('prompts.csv', async () => {
       { file: path, line: 5, message: expect.stringMatching(/^"prompt" contains NUL/) },
       { file: path, line: 6, message: expect.stringMatching(/^"act" contains NUL/) },
     ])
-    expect(report.created + report.updated).toBe(0)
-    expect(await promptCount()).toBe(before)
+    expect(report).toMatchObject({ created: 1, failed: 3 })
+    expect(await promptCount()).toBe(before + 1)
+    expect((await served(uuidV5('general\nFine'))).content).toBe('A fine row.')
   })
 
   test('bytes that are not UTF-8 refuse their row with file, line and field (never silently U+FFFD)', async () => {
@@ -75,7 +76,8 @@ describe('prompts.csv', async () => {
     )
     const report = await importOne(path)
     expect(report.errors).toEqual([{ file: path, line: 3, message: expect.stringMatching(/^"prompt" contains bytes that are not valid UTF-8/) }])
-    expect(await promptCount()).toBe(before)
+    expect(report).toMatchObject({ created: 1, failed: 1 })
+    expect(await promptCount()).toBe(before + 1)
     // A real U+FFFD in the file is text like any other and is kept.
     const replacement = file('csv', 'act,prompt\n"Replacement char","keeps \uFFFD as is"\n')
     expect((await importOne(replacement)).errors).toEqual([])
@@ -111,7 +113,7 @@ describe('JSON catalogue', async () => {
     expect(report.errors.map((e) => e.message)).toEqual(['prompts[0]: "title" must not be empty', 'prompts[0]: "content" must not be empty'])
   })
 
-  test('a lone surrogate ("\\ud800") or NUL refuses the record with file, line and field', async () => {
+  test('a lone surrogate ("\\ud800") or NUL refuses the record alone, with file, line and field', async () => {
     const before = await promptCount()
     const text = catalogue([
       { id: 'f1de0000-0000-4000-8000-000000000003', title: 'Fine', category: 'fidelity', content: 'fine' },
@@ -127,7 +129,8 @@ describe('JSON catalogue', async () => {
       { file: path, line: lineOf('000000000005'), message: 'prompts[2]: "title" contains a lone surrogate (\\udfff), which cannot be stored' },
       { file: path, line: lineOf('000000000005'), message: expect.stringMatching(/^prompts\[2\]: "content" contains NUL \(U\+0000\)/) },
     ])
-    expect(await promptCount()).toBe(before)
+    expect(report).toMatchObject({ created: 1, failed: 2 }) // the fine prompt
+    expect(await promptCount()).toBe(before + 1)
   })
 
   test('a lone surrogate anywhere in a record refuses it, once: a tag, a subcategory, a label', async () => {
@@ -143,16 +146,29 @@ describe('JSON catalogue', async () => {
     ])
   })
 
-  test('bytes that are not UTF-8 refuse the file with their line and column', async () => {
+  test('bytes that are not UTF-8 refuse their record alone, with its line and column', async () => {
     const before = await promptCount()
-    const text = catalogue([{ id: 'f1de0000-0000-4000-8000-000000000006', title: 'Latin-1', category: 'fidelity', content: 'cafXX au lait' }])
+    const text = catalogue([
+      { id: 'f1de0000-0000-4000-8000-000000000006', title: 'Latin-1', category: 'fidelity', content: 'cafXX au lait' },
+      { id: 'f1de0000-0000-4000-8000-000000000016', title: 'UTF-8', category: 'fidelity', content: 'café au lait' },
+    ])
     const [head, tail] = text.split('XX') as [string, string]
     const path = file('json', Buffer.concat([Buffer.from(head), Buffer.from([0xe9]), Buffer.from(tail)]))
     const line = head.split('\n').length
     const column = head.split('\n').at(-1)!.length + 1
     const report = await importOne(path)
-    expect(report.errors).toEqual([{ file: path, line, message: `column ${column}: bytes that are not valid UTF-8 (the file must be UTF-8)` }])
-    expect(await promptCount()).toBe(before)
+    expect(report.errors).toEqual([
+      { file: path, line, message: `prompts[0]: column ${column}: bytes that are not valid UTF-8 (the file must be UTF-8)` },
+    ])
+    expect(report).toMatchObject({ failed: 1 })
+    expect(await promptCount()).toBe(before + 1)
+    expect((await served('f1de0000-0000-4000-8000-000000000016')).content).toBe('café au lait')
+    // Outside the records (a top-level field), such bytes refuse the file.
+    const header = file('json', Buffer.concat([Buffer.from('{"format": "promptlib-cat'), Buffer.from([0xe9]), Buffer.from('logue", "version": 1}')]))
+    expect(await importOne(header)).toMatchObject({
+      refused: true,
+      errors: [{ file: header, line: 1, message: 'column 26: bytes that are not valid UTF-8 (the file must be UTF-8)' }],
+    })
   })
 
   test('a syntax error names its line and column', async () => {

@@ -11,7 +11,7 @@ import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
 import { countRows } from './support/catalogue'
 import { cli, startServer } from './support/process'
-import { sqlNumber, sqlRows } from './support/sql'
+import { sqlNumber, sqlRows, withStorage } from './support/sql'
 
 const FIXTURES = join(import.meta.dir, 'fixtures')
 const fx = (name: string) => join(FIXTURES, name)
@@ -72,11 +72,11 @@ describe('JSON catalogue', async () => {
     expect(await searchTotal(t, 'correctness')).toBe(0)
   })
 
-  test('a file with errors reports each with its line and changes nothing', async () => {
+  test('a bad record is refused alone: the rest of the file is imported, each problem reported with its line', async () => {
     const t = await makeTestApp()
     await importPaths(t, [fx('catalogue-good.json')])
     const [r] = await importPaths(t, [fx('catalogue-bad.json')])
-    expect(r!.created + r!.updated).toBe(0)
+    expect(r).toMatchObject({ refused: false, failed: 2, updated: 1, created: 0 })
     const text = readFileSync(fx('catalogue-bad.json'), 'utf8') as string
     const lineOf = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) // the record's "{" is one line above
     expect(r!.errors).toContainEqual({
@@ -92,7 +92,55 @@ describe('JSON catalogue', async () => {
     )
     expect(r!.warnings).toContainEqual(expect.objectContaining({ message: expect.stringContaining('unknown field "colour"') }))
     const [row] = await sqlRows<{ title: string }>(t.storage, 'SELECT title FROM prompts WHERE id = $1', ['11111111-1111-4111-8111-111111111111'])
-    expect(row!.title).toBe('Welcome email sequence')
+    expect(row!.title).toBe('Welcome email sequence (changed)')
+    expect(await countRows(t, 'prompts')).toBe(3)
+  })
+
+  test('a syntax error midway refuses the whole file: nothing of it is written, even the records before it', async () => {
+    const t = await makeTestApp()
+    const good = JSON.parse(readFileSync(fx('catalogue-good.json'), 'utf8'))
+    const text = `${JSON.stringify(good, null, 2).replace(/\n\s*\]\s*\}\s*$/, '')},\n    {"title": oops}\n  ]\n}\n`
+    const file = join(t.dataDir, 'broken-late.json')
+    writeFileSync(file, text)
+    const [r] = await importPaths(t, [file])
+    expect(r).toMatchObject({ refused: true, created: 0, updated: 0, unchanged: 0, failed: 0 })
+    expect(r!.errors).toEqual([{ file, line: text.split('\n').length - 3, message: 'not valid JSON: column 15: expected a value, found "o"' }])
+    expect(await countRows(t, 'prompts')).toBe(0)
+    expect(await countRows(t, 'categories')).toBe(0)
+  })
+
+  test('prompts may come before the categories they name; duplicate ids refuse the later record', async () => {
+    const t = await makeTestApp()
+    const text = [
+      '{"format": "promptlib-catalogue", "version": 1,',
+      '"prompts": [',
+      '  {"id": "abcdef00-0000-4000-8000-000000000001", "title": "Early", "category": "later", "subcategory": "sub", "content": "x"},',
+      '  {"id": "abcdef00-0000-4000-8000-000000000002", "title": "Lost", "category": "nowhere", "content": "x"},',
+      '  {"id": "ABCDEF00-0000-4000-8000-000000000001", "title": "Again", "category": "later", "content": "x"}',
+      '],',
+      '"categories": [{"id": "later", "name": "Later", "subcategories": [{"id": "sub", "name": "Sub"}]}]}',
+    ].join('\n')
+    const file = join(t.dataDir, 'order.json')
+    writeFileSync(file, text)
+    const [r] = await importPaths(t, [file])
+    expect(r).toMatchObject({ created: 2, failed: 2 })
+    expect(r!.errors).toEqual([
+      { file, line: 5, message: 'prompts[2]: duplicate prompt id "abcdef00-0000-4000-8000-000000000001" in this file (first on line 3)' },
+      { file, line: 4, message: 'prompts[1]: prompt abcdef00-0000-4000-8000-000000000002: unknown category "nowhere" (define it in "categories")' },
+    ])
+    expect(await sqlRows(t.storage, 'SELECT title, category_id, subcategory_id FROM prompts')).toEqual([
+      { title: 'Early', category_id: 'later', subcategory_id: 'sub' },
+    ])
+  })
+
+  test('a dry run reports what the import would do and writes nothing', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    const before = await sqlRows(t.storage, 'SELECT id, title, updated_at FROM prompts ORDER BY id')
+    const [r] = await t.services.catalogue.importPaths([fx('catalogue-bad.json')], { dryRun: true })
+    expect(r).toMatchObject({ refused: false, failed: 2, updated: 1 })
+    expect(await sqlRows(t.storage, 'SELECT id, title, updated_at FROM prompts ORDER BY id')).toEqual(before)
+    expect(await countRows(t, 'skills')).toBe(1)
   })
 
   test('prompts may use categories and subcategories stored earlier, not unknown subcategories', async () => {
@@ -122,6 +170,41 @@ describe('JSON catalogue', async () => {
     expect(bad.errors.map((e) => e.message)).toEqual([expect.stringContaining('category "marketing" has no subcategory "nope"')])
   })
 
+  test('timestamps are compared on their own: new ones alone update the record; none keep the stored ones', async () => {
+    const t = await makeTestApp()
+    const id = 'abcdef00-1111-4111-8111-000000000001'
+    const catalogue = (times: Record<string, string>) => ({
+      categories: [{ id: 'times', name: 'Times', ...times }],
+      prompts: [{ id, title: 'Dated', category: 'times', content: 'x', ...times }],
+    })
+    const importData = (data: object) =>
+      t.services.catalogue.importCatalogueData({ format: 'promptlib-catalogue', version: 1, ...data }, { file: 'f' })
+    const times = { created_at: '2024-01-02T03:04:05.678Z', updated_at: '2024-02-03T04:05:06.789Z' }
+    expect(await importData(catalogue(times))).toMatchObject({ created: 2, errors: [] })
+    expect(await importData(catalogue(times))).toMatchObject({ unchanged: 2 })
+    expect(await importData(catalogue({}))).toMatchObject({ unchanged: 2 })
+    const later = { created_at: '2024-01-02T03:04:05.678Z', updated_at: '2025-05-05T05:05:05.555Z' }
+    expect(await importData(catalogue(later))).toMatchObject({ updated: 2, unchanged: 0 })
+    const stored = async (table: string) =>
+      (await sqlRows<{ c: number | Date; u: number | Date }>(t.storage, `SELECT created_at AS c, updated_at AS u FROM ${table}`)).map((r) => [
+        new Date(r.c).toISOString(),
+        new Date(r.u).toISOString(),
+      ])
+    expect(await stored('prompts')).toEqual([[later.created_at, later.updated_at]])
+    expect(await stored('categories')).toEqual([[later.created_at, later.updated_at]])
+  })
+
+  test('a hash stored under an earlier rule: the same text is unchanged, and only the hash is written again', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    const before = await sqlRows(t.storage, 'SELECT id, updated_at FROM prompts ORDER BY id')
+    await sqlRows(t.storage, "UPDATE prompts SET source_hash = 'from-an-older-rule'")
+    const [again] = await importPaths(t, [fx('catalogue-good.json')])
+    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 6 })
+    expect(await sqlRows(t.storage, 'SELECT id, updated_at FROM prompts ORDER BY id')).toEqual(before)
+    expect(await sqlNumber(t.storage, "SELECT count(*) FROM prompts WHERE source_hash = 'from-an-older-rule'")).toBe(0)
+  })
+
   test('not JSON, or not our format, is one clear error', async () => {
     const t = await makeTestApp()
     writeFileSync(join(t.dataDir, 'broken.json'), '{"format": "promptlib-catalogue", ')
@@ -133,16 +216,16 @@ describe('JSON catalogue', async () => {
 })
 
 describe('prompts.csv', async () => {
-  test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; type as a tag', async () => {
+  test('BOM, CRLF, quoted commas, doubled quotes and line breaks; categories by for_devs; the type column as the type', async () => {
     const t = await makeTestApp()
     const [r] = await importPaths(t, [fx('prompts.csv')])
     expect(r!.errors).toEqual([])
     expect(r).toMatchObject({ kind: 'csv', created: 3 })
-    const rows = await sqlRows<Record<string, string>>(t.storage, 'SELECT id, title, content, category_id, tags FROM prompts ORDER BY title')
-    expect(rows.map((x) => [x.title, x.category_id, x.tags])).toEqual([
-      ['Linux Terminal', 'coding', 'text'],
-      ['Storyteller, Kind', 'general', 'text'],
-      ['Travel Guide', 'general', 'structured'],
+    const rows = await sqlRows<Record<string, string>>(t.storage, 'SELECT id, title, content, category_id, tags, type FROM prompts ORDER BY title')
+    expect(rows.map((x) => [x.title, x.category_id, x.tags, x.type])).toEqual([
+      ['Linux Terminal', 'coding', '', 'text'],
+      ['Storyteller, Kind', 'general', '', 'text'],
+      ['Travel Guide', 'general', '', 'structured'],
     ])
     expect(rows[1]!.content).toBe('I want you to act as a storyteller.\r\nCome up with "entertaining" stories, short and engaging.')
     expect(rows[2]!.content).toBe('I want you to act as a travel guide, suggesting places near {{location}}.')
@@ -162,15 +245,75 @@ describe('prompts.csv', async () => {
     ])
   })
 
-  test('a bad row is reported with its line and the file changes nothing', async () => {
+  test('a bad row is refused alone, with its line; the other rows are imported', async () => {
     const t = await makeTestApp()
     const [r] = await importPaths(t, [fx('prompts-bad.csv')])
     expect(r!.errors).toEqual([
       { file: fx('prompts-bad.csv'), line: 6, message: 'expected 5 fields, found 2' },
       { file: fx('prompts-bad.csv'), line: 7, message: '"prompt" (the content) is empty' },
     ])
+    expect(r).toMatchObject({ created: 3, failed: 2, refused: false })
+    expect(await countRows(t, 'prompts')).toBe(3)
+  })
+
+  test('a wrong header, or a quote that never closes, refuses the whole file', async () => {
+    const t = await makeTestApp()
+    const header = join(t.dataDir, 'header.csv')
+    writeFileSync(header, 'title,text\n"A","B"\n')
+    const open = join(t.dataDir, 'open.csv')
+    writeFileSync(open, 'act,prompt\n"Fine","row"\n"Open","never closed\nNext,row\n')
+    const [h, o] = await importPaths(t, [header, open])
+    expect(h).toMatchObject({
+      refused: true,
+      errors: [{ file: header, line: 1, message: 'the header must name the columns "act" and "prompt" (found: title, text)' }],
+    })
+    expect(o).toMatchObject({ refused: true, created: 0, errors: [{ file: open, line: 3, message: 'a quoted field is never closed (missing ")' }] })
     expect(await countRows(t, 'prompts')).toBe(0)
-    expect(await countRows(t, 'categories')).toBe(0)
+  })
+
+  test('the columns an export writes: id, description, category, subcategory, tags, type and timestamps, kept exactly', async () => {
+    const t = await makeTestApp()
+    await importPaths(t, [fx('catalogue-good.json')])
+    const file = join(t.dataDir, 'export.csv')
+    writeFileSync(
+      file,
+      'act,prompt,type,id,description,category,subcategory,tags,created_at,updated_at\n' +
+        '"  Spaced title ","  body kept  ",IMAGE,abcdef00-0000-4000-8000-0000000000c1," exact ",marketing,email,"a-tag,other",2024-01-01T00:00:00.000Z,2024-02-01T00:00:00.000Z\n' +
+        'Plain,Body,,,,,,,,\n',
+    )
+    const [r] = await importPaths(t, [file])
+    expect(r).toMatchObject({ created: 2, failed: 0, errors: [] })
+    const rows = await sqlRows<Record<string, unknown>>(
+      t.storage,
+      "SELECT id, title, content, description, category_id, subcategory_id, tags, type, created_at, updated_at FROM prompts WHERE title IN ('  Spaced title ', 'Plain') ORDER BY title",
+    )
+    const iso = (value: unknown) => new Date(value as number).toISOString()
+    expect(rows.map((row): Record<string, unknown> => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }))).toEqual([
+      {
+        id: 'abcdef00-0000-4000-8000-0000000000c1',
+        title: '  Spaced title ',
+        content: '  body kept  ',
+        description: ' exact ',
+        category_id: 'marketing',
+        subcategory_id: 'email',
+        tags: 'a-tag other',
+        type: 'image',
+        created_at: '2024-01-01T00:00:00.000Z',
+        updated_at: '2024-02-01T00:00:00.000Z',
+      },
+      {
+        id: uuidV5('general\nPlain'),
+        title: 'Plain',
+        content: 'Body',
+        description: '',
+        category_id: 'general',
+        subcategory_id: null,
+        tags: '',
+        type: 'text',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    ])
   })
 
   test('more rows than one write step: every one stored, searchable and counted', async () => {
@@ -178,12 +321,10 @@ describe('prompts.csv', async () => {
     const file = join(t.dataDir, 'many.csv')
     writeFileSync(file, `act,prompt\n${Array.from({ length: 2500 }, (_, i) => `"Act ${i}","Write about okapi number ${i}"`).join('\n')}\n`)
     const progress: number[] = []
-    const [r] = await t.services.catalogue.importPaths([file], { onProgress: (_, done) => progress.push(done) })
+    const [r] = await t.services.catalogue.importPaths([file], { onProgress: (_, { records }) => progress.push(records) })
     expect(r).toMatchObject({ created: 2500, errors: [] })
-    // Progress as the engine writes (SQLite every 1,000 rows, PostgreSQL every statement), up to the end.
-    expect(progress.length).toBeGreaterThan(2)
-    expect(progress).toEqual([...progress].sort((a, b) => a - b))
-    expect(progress.at(-1)).toBe(2500)
+    // Progress record by record, up to the end.
+    expect(progress).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1))
     expect(await searchTotal(t, 'okapi')).toBe(1000)
     expect((await json(await t.request('/api/categories/general'))).prompt_count).toBe(2500)
     await searchIndexIntact(t.storage)
@@ -243,18 +384,33 @@ describe('Agent Skills folders', async () => {
 })
 
 describe('promptlib import (a real process)', async () => {
-  test('prints problems as file:line, a summary, and exits 1 when a file had errors', async () => {
+  test('prints problems as file:line, one summary line per path, and exits 1 when any record or file had errors', async () => {
     const env = await processEnv({ LOG_LEVEL: 'error' })
     const ok = cli(['import', fx('catalogue-good.json'), fx('prompts.csv')], env)
     expect(ok.stderr).toBe('')
     expect(ok.code).toBe(0)
-    expect(ok.stdout).toMatch(/catalogue-good\.json\s+ok\s+6\s+0\s+0\s+0\s+0/)
-    expect(ok.stdout).toContain('2 file(s) in')
+    expect(ok.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^\S+catalogue-good\.json: 6 added, 0 updated, 0 unchanged, 0 failed \(\d+\.\d s, \d+\.\d MB\/s\)$/),
+      expect.stringMatching(/^\S+prompts\.csv: 3 added, 0 updated, 0 unchanged, 0 failed \(/),
+    ])
     const bad = cli(['import', fx('prompts-bad.csv'), fx('catalogue-good.json')], env)
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain(`${fx('prompts-bad.csv')}:6: error: expected 5 fields, found 2`)
-    expect(bad.stdout).toMatch(/prompts-bad\.csv\s+FAILED \(nothing changed\)/)
-    expect(bad.stdout).toMatch(/catalogue-good\.json\s+ok\s+0\s+0\s+6/)
+    expect(bad.stdout).toContain(`${fx('prompts-bad.csv')}: 0 added, 0 updated, 3 unchanged, 2 failed (`)
+    expect(bad.stdout).toContain(`${fx('catalogue-good.json')}: 0 added, 0 updated, 6 unchanged, 0 failed (`)
+    const header = join(env.DATA_DIR!, 'header.csv')
+    writeFileSync(header, 'title,text\n')
+    const refused = cli(['import', header], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stdout.trim()).toBe(`${header}: refused, nothing changed (see the error above)`)
+    const dry = cli(['import', '--dry-run', fx('catalogue-bad.json')], env)
+    expect(dry.code).toBe(1)
+    expect(dry.stdout).toContain(`${fx('catalogue-bad.json')}: dry run, nothing written: 0 added, 1 updated, 5 unchanged, 2 failed; 1 warning (`)
+    expect(cli(['import', fx('catalogue-bad.json'), '--dry-run'], env).stdout).toContain('dry run')
+    const [welcome] = await withStorage(env, (storage) =>
+      sqlRows<{ title: string }>(storage, 'SELECT title FROM prompts WHERE id = $1', ['11111111-1111-4111-8111-111111111111']),
+    )
+    expect(welcome!.title).toBe('Welcome email sequence')
     expect(cli(['import'], env).code).toBe(2)
     expect(cli(['import', fx('prompts.csv'), '--category', 'Not A Slug'], env).code).toBe(2)
     expect(cli(['import', join(env.DATA_DIR!, 'missing.json')], env).stderr).toContain('no such file or folder')

@@ -67,3 +67,43 @@ describe('embedded migrations', () => {
     db.$client.close()
   })
 })
+
+describe('0010_prompt_type (the prompts table rebuilt with `type` before `content`)', () => {
+  test('an existing catalogue keeps every row, its tags, favorites and search index; foreign keys stay on', () => {
+    const db = openDatabase(join(tempDir(), 'upgrade.db'))
+    const before = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === '0010_prompt_type')
+    runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, before))
+    const c = db.$client
+    c.run("INSERT INTO users (id, email, name, created_at, updated_at) VALUES ('u1', 'a@example.com', 'A', 1, 1)")
+    c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
+    c.run("INSERT INTO subcategories (category_id, id, name) VALUES ('writing', 'blogs', 'Blogs')")
+    c.run(
+      `INSERT INTO prompts (seq, id, title, description, category_id, subcategory_id, tags, created_at, updated_at, facets, source_hash, preview, content)
+       VALUES (7, 'p1', 'Okapi essay', 'd', 'writing', 'blogs', 'zoo', 5, 6, 'c77', 'h', 'okapi', 'about the okapi')`,
+    )
+    c.run(
+      "INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (7, 'Okapi essay', 'd', 'about the okapi', 'zoo', 'c77')",
+    )
+    c.run("INSERT INTO prompts_head_fts (rowid, title, description, tags, facets) VALUES (7, 'Okapi essay', 'd', 'zoo', 'c77')")
+    c.run("INSERT INTO prompt_tags (tag, prompt_seq) VALUES ('zoo', 7)")
+    c.run("INSERT INTO favorites (user_id, prompt_id, created_at) VALUES ('u1', 'p1', 9)")
+
+    expect(runMigrations(db)).toEqual(EMBEDDED_MIGRATIONS.slice(before).map((m) => m.tag))
+    expect(c.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
+    expect(c.query('SELECT seq, id, title, favorite_count, created_at, updated_at, type, content FROM prompts').all()).toEqual([
+      { seq: 7, id: 'p1', title: 'Okapi essay', favorite_count: 1, created_at: 5, updated_at: 6, type: 'text', content: 'about the okapi' },
+    ])
+    expect((c.query('PRAGMA table_info(prompts)').all() as { name: string }[]).map((col) => col.name).slice(-2)).toEqual(['type', 'content'])
+    expect(c.query('SELECT tag, prompt_seq FROM prompt_tags').all()).toEqual([{ tag: 'zoo', prompt_seq: 7 }])
+    expect(c.query("SELECT rowid FROM prompts_fts WHERE prompts_fts MATCH 'okapi'").all()).toEqual([{ rowid: 7 }])
+    c.run("INSERT INTO prompts_fts (prompts_fts, rank) VALUES ('integrity-check', 1)")
+    // The favorites trigger still finds the table; a cascade still reaches the tags.
+    c.run("DELETE FROM favorites WHERE prompt_id = 'p1'")
+    expect(c.query("SELECT favorite_count FROM prompts WHERE id = 'p1'").get()).toEqual({ favorite_count: 0 })
+    c.run('DELETE FROM prompts_fts WHERE rowid = 7') // external content: the index entry goes first
+    c.run("DELETE FROM prompts WHERE id = 'p1'")
+    expect(c.query('SELECT count(*) AS n FROM prompt_tags').get()).toEqual({ n: 0 })
+    expect(c.query('PRAGMA foreign_key_check').all()).toEqual([])
+    db.$client.close()
+  })
+})

@@ -136,6 +136,15 @@ const slug = (s: string) =>
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
 export function generateCatalogue(count: number, seed = 42) {
+  const prompts = [...generatePrompts(count, seed)]
+  return { format: 'promptlib-catalogue', version: 1, categories: benchCategories(), prompts, skills: [] }
+}
+
+/** The demo catalogue's categories and subcategories, which the generated prompts use. */
+export const benchCategories = () => demo.categories.map((c) => ({ ...c, subcategories: c.subcategories.map((s) => ({ ...s })) }))
+
+/** The prompts of generateCatalogue one at a time (a million fit in no memory as one array). */
+export function* generatePrompts(count: number, seed = 42): Generator<GeneratedPrompt> {
   const random = seededRandom(seed)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
   const words: Words = {
@@ -147,8 +156,7 @@ export function generateCatalogue(count: number, seed = 42) {
     format: () => pick(FORMATS),
   }
   const sentence = () => pick(sentences)
-  const categories = demo.categories.map((c) => ({ ...c, subcategories: c.subcategories.map((s) => ({ ...s })) }))
-  const prompts: GeneratedPrompt[] = []
+  const categories = benchCategories()
   const start = Date.UTC(2025, 0, 1)
   for (let i = 0; i < count; i++) {
     const category = pick(categories)
@@ -170,7 +178,7 @@ export function generateCatalogue(count: number, seed = 42) {
       random() < 0.5
         ? `${capitalise(task)} a ${artifact} for ${topic}`
         : `${capitalise(artifact)} ${pick(['for', 'with', 'about'])} ${topic} ${audience}`
-    prompts.push({
+    yield {
       id: uuidFrom(random),
       title,
       description: `${capitalise(task)}s a ${words.quality()} ${artifact} for ${audience} working in ${topic}.`,
@@ -179,9 +187,8 @@ export function generateCatalogue(count: number, seed = 42) {
       tags: [...new Set([slug(topic), slug(artifact), slug(task)])],
       content: parts.join(random() < 0.5 ? '\n' : ' '),
       created_at: new Date(start + Math.floor(random() * 600 * 86_400_000)).toISOString(),
-    })
+    }
   }
-  return { format: 'promptlib-catalogue', version: 1, categories, prompts, skills: [] }
 }
 
 /** What people type into a search box: one to four content words, the last one often half-typed. */

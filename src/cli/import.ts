@@ -1,18 +1,19 @@
-// `promptlib import PATH… [--category SLUG]`: JSON catalogues, prompts.csv files and Agent
-// Skills folders. Problems go to stderr as `file:line: error: …`; a progress bar is drawn on
-// stderr only when it is a terminal; a summary per file ends the run. Exit 1 when any file had
-// errors (those files changed nothing).
+// `promptlib import PATH… [--category SLUG] [--dry-run]`: JSON catalogues, prompts.csv files and
+// Agent Skills folders, streamed record by record. Problems go to stderr as `file:line: error: …`;
+// on a terminal a progress bar (records, MB/s, time left) is drawn on stderr; each path ends with
+// one summary line on stdout. Exit 1 when any record or file had errors.
 import { enterBulkMode } from '../db/sqlite/bulk'
-import { createCatalogue, type FileReport, formatIssue } from '../features/catalogue'
+import { createCatalogue, type FileReport, formatIssue, type ImportProgress } from '../features/catalogue'
 import { createSkills } from '../features/skills'
 import { createUsage } from '../features/usage'
 import { isSlug } from '../lib/text'
-import { type CliContext, openCommandStorage, table, UsageError } from './context'
+import { type CliContext, openCommandStorage, UsageError } from './context'
 import { IMPORT_USAGE } from './usage'
 
-function parseArgs(args: string[]): { paths: string[]; category?: string } {
+function parseArgs(args: string[]): { paths: string[]; category?: string; dryRun: boolean } {
   const paths: string[] = []
   let category: string | undefined
+  let dryRun = false
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === '--category' || arg.startsWith('--category=')) {
@@ -20,25 +21,43 @@ function parseArgs(args: string[]): { paths: string[]; category?: string } {
       if (!value || !isSlug(value))
         throw new UsageError('--category needs a slug: lowercase letters, digits and single hyphens (e.g. --category marketing)')
       category = value
-    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}\nusage: ${IMPORT_USAGE}`)
+    } else if (arg === '--dry-run') dryRun = true
+    else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}\nusage: ${IMPORT_USAGE}`)
     else paths.push(arg)
   }
   if (paths.length === 0) throw new UsageError(`usage: ${IMPORT_USAGE}`)
-  return { paths, category }
+  return { paths, category, dryRun }
 }
 
-function progressBar(): { update: (file: string, done: number, total: number) => void; clear: () => void } {
+const MB = 1e6
+const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`
+const number = (n: number) => n.toLocaleString('en-US')
+
+/** A progress bar on stderr, redrawn at most ten times a second; nothing when stderr is not a terminal. */
+function progressBar(): { update: (file: string, progress: ImportProgress) => void; clear: () => void } {
   if (!process.stderr.isTTY) return { update: () => {}, clear: () => {} }
   let last = 0
+  let current = ''
+  let started = 0
   return {
-    update(file, done, total) {
-      const now = Date.now()
-      if (now - last < 100 && done < total) return
+    update(file, { records, bytes, totalBytes }) {
+      const now = performance.now()
+      if (file !== current) {
+        current = file
+        started = now
+      }
+      if (now - last < 100) return
       last = now
-      const width = 30
-      const filled = total > 0 ? Math.round((done / total) * width) : width
+      const width = 24
+      const share = totalBytes > 0 ? Math.min(1, bytes / totalBytes) : 0
+      const filled = Math.round(share * width)
+      const seconds = (now - started) / 1000
+      const rate = seconds > 0 ? bytes / seconds : 0
+      const eta = rate > 0 ? clock((totalBytes - bytes) / rate) : '?'
       const name = file.length > 40 ? `…${file.slice(-39)}` : file
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}\u001b[K`)
+      process.stderr.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}%  ${number(records)} records  ${(rate / MB).toFixed(1)} MB/s  ETA ${eta}  ${name}\u001b[K`,
+      )
     },
     clear: () => process.stderr.write('\r\u001b[K'),
   }
@@ -51,39 +70,53 @@ function progressBar(): { update: (file: string, done: number, total: number) =>
  */
 const OPTIMIZE_AFTER = 10_000
 
+/** One line for the files that came from one path (a folder of skills holds many). */
+function summary(source: string, reports: FileReport[], seconds: number, dryRun: boolean): string {
+  const sum = (key: 'created' | 'updated' | 'unchanged' | 'failed' | 'bytes') => reports.reduce((n, r) => n + r[key], 0)
+  const warnings = reports.reduce((n, r) => n + r.warnings.length + r.moreWarnings, 0)
+  const refused = reports.filter((r) => r.refused)
+  if (refused.length === reports.length)
+    return `${source}: refused, nothing changed (${refused.length > 1 ? 'every file had errors' : 'see the error above'})`
+  const counts = `${number(sum('created'))} added, ${number(sum('updated'))} updated, ${number(sum('unchanged'))} unchanged, ${number(sum('failed'))} failed`
+  const extra = [
+    ...(refused.length > 0 ? [`${refused.length} of ${reports.length} files refused`] : []),
+    ...(warnings > 0 ? [`${number(warnings)} warning${warnings === 1 ? '' : 's'}`] : []),
+  ]
+  const rate = seconds > 0 && sum('bytes') > 0 ? `, ${(sum('bytes') / MB / seconds).toFixed(1)} MB/s` : ''
+  return `${source}: ${dryRun ? 'dry run, nothing written: ' : ''}${counts}${extra.length ? `; ${extra.join(', ')}` : ''} (${seconds.toFixed(1)} s${rate})`
+}
+
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
-  const { paths, category } = parseArgs(args)
+  const { paths, category, dryRun } = parseArgs(args)
   const { storage } = await openCommandStorage(ctx.config, { singleConnection: true })
-  // SQLite alone on the database: a rollback journal (db/sqlite/bulk.ts).
-  const bulk = storage.engine === 'sqlite' ? enterBulkMode(storage.writer.$client, ctx.config.sqlite.lockTimeoutMs) : { leave: () => {} }
+  // SQLite alone on the database: a rollback journal (db/sqlite/bulk.ts). A dry run, which rolls back, stays in WAL mode.
+  const bulk = storage.engine === 'sqlite' && !dryRun ? enterBulkMode(storage.writer.$client, ctx.config.sqlite.lockTimeoutMs) : { leave: () => {} }
   const catalogue = createCatalogue({ storage, usage: createUsage(storage), skills: createSkills(storage) })
   const bar = progressBar()
-  const started = performance.now()
-  let reports: FileReport[]
+  const results: { source: string; reports: FileReport[]; seconds: number }[] = []
   try {
-    reports = await catalogue.importPaths(paths, { category, onProgress: bar.update })
-    const written = reports.reduce((n, r) => n + r.created + r.updated, 0)
-    if (written >= OPTIMIZE_AFTER) await catalogue.optimizeSearchIndex()
+    for (const path of paths) {
+      const started = performance.now()
+      const reports = await catalogue.importPaths([path], { category, dryRun, onProgress: bar.update })
+      results.push({ source: path, reports, seconds: (performance.now() - started) / 1000 })
+    }
+    const written = results.flatMap((r) => r.reports).reduce((n, r) => n + r.created + r.updated, 0)
+    if (!dryRun && written >= OPTIMIZE_AFTER) await catalogue.optimizeSearchIndex()
   } finally {
     bar.clear()
     bulk.leave()
     await storage.close()
   }
-  for (const r of reports) {
-    for (const issue of r.errors) ctx.err(formatIssue('error', issue))
-    for (const issue of r.warnings) ctx.err(formatIssue('warning', issue))
+  let failed = false
+  for (const { reports } of results) {
+    for (const r of reports) {
+      for (const issue of r.errors) ctx.err(formatIssue('error', issue))
+      if (r.moreErrors > 0) ctx.err(`${r.file}: … and ${number(r.moreErrors)} more errors`)
+      for (const issue of r.warnings) ctx.err(formatIssue('warning', issue))
+      if (r.moreWarnings > 0) ctx.err(`${r.file}: … and ${number(r.moreWarnings)} more warnings`)
+      failed ||= r.errors.length > 0 || r.moreErrors > 0
+    }
   }
-  const rows = reports.map((r) => ({
-    file: r.file,
-    result: r.errors.length > 0 ? 'FAILED (nothing changed)' : 'ok',
-    created: String(r.created),
-    updated: String(r.updated),
-    unchanged: String(r.unchanged),
-    warnings: String(r.warnings.length),
-    errors: String(r.errors.length),
-  }))
-  for (const line of table(rows, ['file', 'result', 'created', 'updated', 'unchanged', 'warnings', 'errors'])) ctx.out(line)
-  const failed = reports.filter((r) => r.errors.length > 0).length
-  ctx.out(`${reports.length} file(s) in ${((performance.now() - started) / 1000).toFixed(1)} s; ${failed} with errors`)
-  return failed > 0 ? 1 : 0
+  for (const { source, reports, seconds } of results) ctx.out(summary(source, reports, seconds, dryRun))
+  return failed ? 1 : 0
 }

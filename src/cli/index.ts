@@ -3,7 +3,7 @@ import { type Config, ConfigError, loadConfig } from '../config'
 import { createLogger } from '../log'
 import { VERSION } from '../version'
 import { type CliContext, DatabaseUnavailableError, explainStorageError, openCommandStorage, UsageError } from './context'
-import { DB_USAGE, IMPORT_USAGE } from './usage'
+import { BACKUP_USAGE, DB_USAGE, EXPORT_USAGE, IMPORT_USAGE, RESTORE_USAGE } from './usage'
 import { serve } from './serve'
 import { USER_USAGE, userCommand } from './user'
 import { ProblemError } from '../http/problem'
@@ -15,6 +15,9 @@ usage:
   promptlib migrate                    apply database migrations and exit
   promptlib healthcheck                exit 0 when the server on PORT answers /api/health (for containers)
   ${IMPORT_USAGE}
+  ${EXPORT_USAGE}
+  ${BACKUP_USAGE}
+  ${RESTORE_USAGE}
   ${DB_USAGE}
 ${USER_USAGE.replace(/^/gm, '  ')}
   promptlib help | --version
@@ -37,6 +40,9 @@ const COMMANDS: Record<string, Command> = {
   },
   // Loaded on use: the importers (CSV, YAML) are not needed by a running server.
   import: async (args, ctx) => (await import('./import')).importCommand(args, ctx),
+  export: async (args, ctx) => (await import('./export')).exportCommand(args, ctx),
+  backup: async (args, ctx) => (await import('./backup')).backupCommand(args, ctx),
+  restore: async (args, ctx) => (await import('./backup')).restoreCommand(args, ctx),
   user: userCommand,
   async healthcheck(args, ctx) {
     if (args.length > 0) throw new UsageError('usage: promptlib healthcheck')

@@ -21,6 +21,11 @@ export type Tx = { readonly engine: 'sqlite'; readonly db: SqliteDb } | { readon
 interface StorageBase {
   /** One write transaction around async work; nested calls with the same `tx` join it. */
   transaction<T>(fn: (tx: Tx) => Promise<T>, tx?: Tx): Promise<T>
+  /**
+   * A read-only transaction: every read inside it (through `tx`) sees one committed state of the
+   * database while others keep writing (an export). Never blocks writers.
+   */
+  snapshot<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
   /** true when a trivial query answers (GET /api/health); synchronous on SQLite */
   healthy(): boolean | Promise<boolean>
   close(): Promise<void>

@@ -75,3 +75,7 @@ export const SPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]+/g
 export function fingerprint(parts: readonly (string | number | null | undefined)[]): string {
   return Bun.hash(parts.map((p) => (p === null || p === undefined ? '\u0002' : String(p))).join('\u0001')).toString(36)
 }
+
+/** Whether the timestamps an import gives (if any) are those stored (epoch milliseconds): compared apart from the text. */
+export const sameTimestamps = (given: { createdAt?: number; updatedAt?: number }, stored: { createdAt: number; updatedAt: number }) =>
+  (given.createdAt === undefined || given.createdAt === stored.createdAt) && (given.updatedAt === undefined || given.updatedAt === stored.updatedAt)

@@ -56,6 +56,7 @@ export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): P
     db,
     use: (tx) => (tx ? txOf(tx) : db),
     transaction: (fn, tx) => (tx ? fn(tx) : db.transaction((t) => fn({ engine: 'postgres', db: t }))),
+    snapshot: (fn) => db.transaction((t) => fn({ engine: 'postgres', db: t }), { isolationLevel: 'repeatable read', accessMode: 'read only' }),
     async healthy() {
       try {
         await db.execute(sql`SELECT 1`)

@@ -64,6 +64,18 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
       }
     },
 
+    async snapshot(fn) {
+      // A deferred BEGIN on the read connection: WAL keeps its snapshot from its first read to
+      // COMMIT, and it never takes the write lock. Reads through `tx` use that connection.
+      const client = reader.$client
+      client.run('BEGIN')
+      try {
+        return await fn({ engine: 'sqlite', db: reader })
+      } finally {
+        if (client.inTransaction) client.run('COMMIT')
+      }
+    },
+
     healthy() {
       try {
         return reader.$client.query('SELECT 1 AS ok').get() !== null

@@ -6,6 +6,7 @@ import type { PasswordHasher } from './passwords'
 import { type AccountsService, createAccountsService } from './service'
 import { sqliteAccountsStore } from './store.sqlite'
 
+export { Profile as ProfileSchema } from './model'
 export { accountsRoutes } from './routes'
 export { PasswordHasher } from './passwords'
 export { effectiveTier, normaliseEmail, publicUser, type AccountsService, type TierStep, type UserDeletedHook } from './service'

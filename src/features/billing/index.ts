@@ -12,6 +12,8 @@ import { cardProviderOnFirstCall } from './providers/on-first-call'
 import { type BillingService, createBillingService } from './service'
 import { sqliteBillingStore } from './store.sqlite'
 
+export { Subscription as SubscriptionSchema } from './model'
+export type { PaymentRecord } from './store'
 export { billingRoutes } from './routes'
 export type { BillingService } from './service'
 

@@ -25,6 +25,7 @@ export function createImporter({ storage, store, search, skills, noteWrite }: Im
     transaction: (fn, tx) => storage.transaction(fn, tx),
     catalogue: store,
     skills,
+    deferIndexMerges: (tx) => search.deferMerges(tx),
     committed: noteWrite,
   }
 
@@ -35,7 +36,7 @@ export function createImporter({ storage, store, search, skills, noteWrite }: Im
       return importPaths(target, paths, opts)
     },
 
-    /** A catalogue already parsed (the catalogue format), as one file. */
+    /** A catalogue already parsed (the catalogue format), as one file (tests; problems carry no line). */
     async importCatalogueData(data: unknown, opts: Omit<JsonImportOptions, 'tx'>): Promise<FileReport> {
       const { importCatalogueData } = await import('./import/json')
       return importCatalogueData(target, data, opts)

@@ -6,13 +6,15 @@ import type { Storage } from '../../db/storage'
 import type { Logger } from '../../log'
 import type { SkillsService } from '../skills'
 import type { UsageService } from '../usage'
+import type { ExportCounts, ExportOptions } from './export'
 import { createImporter } from './importer'
 import { createCatalogueService } from './service'
 import { sqlitePromptSearch } from './search.sqlite'
 import { sqliteCatalogueStore } from './store.sqlite'
 
 export { catalogueRoutes } from './routes'
-export { formatIssue, type FileReport, type ImportIssue } from './import/report'
+export { type ExportCounts, type ExportFormat, type ExportOptions, UnknownCategoryError } from './export'
+export { formatIssue, type FileReport, type ImportIssue, type Progress as ImportProgress } from './import/report'
 export type { CategoryView, Prompt, PromptSummary } from './model'
 export type { Caller } from './service'
 
@@ -27,7 +29,16 @@ export function createCatalogue({ storage, usage, skills }: { storage: Storage; 
       : [pgStore().pgCatalogueStore(storage), pgSearch().pgPromptSearch(storage)]
   const service = createCatalogueService({ store, search, usage })
   const importer = createImporter({ storage, store, search, skills, noteWrite: service.noteWrite })
-  return { ...service, ...importer, jobs: [] as Job[] }
+  return {
+    ...service,
+    ...importer,
+    /** `promptlib export`: the catalogue in an import format, written through `write` (export.ts). */
+    async exportCatalogue(opts: ExportOptions, write: (text: string) => Promise<void> | void): Promise<ExportCounts> {
+      const { exportCatalogue } = await import('./export')
+      return exportCatalogue({ storage, store, skills }, opts, write)
+    },
+    jobs: [] as Job[],
+  }
 }
 
 export type CatalogueService = ReturnType<typeof createCatalogue>

@@ -33,6 +33,7 @@ const summaryFields = {
   category_id: t.String(),
   subcategory_id: t.Nullable(t.String()),
   tags: t.Array(t.String()),
+  type: t.String({ description: 'text (the default), structured, image, …: the type its catalogue gives (prompts.chat’s TEXT, STRUCTURED, IMAGE)' }),
   preview: t.String({ description: 'the first ~200 characters of the content, cut at a word boundary ("…" when cut)' }),
   favorite_count: Int(),
   created_at: DateTime,

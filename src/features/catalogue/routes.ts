@@ -13,6 +13,7 @@ import type { CatalogueService } from './service'
 const filterQuery = {
   subcategory: t.Optional(Slug('a subcategory of the category')),
   tag: t.Optional(t.String({ maxLength: 100, description: 'a tag (compared in its slug form)' })),
+  type: t.Optional(Slug('only prompts of this type: text, structured, image, …')),
 }
 
 export function catalogueRoutes({ catalogue, guard }: { catalogue: CatalogueService; guard: AuthGuard }) {

@@ -54,6 +54,8 @@ export const prompts = pgTable(
     facets: text('facets').notNull().default(''),
     sourceHash: text('source_hash').notNull(),
     preview: text('preview').notNull(),
+    /** `text`, `structured`, `image`, … (prompts.chat's type, lower case) */
+    type: text('type').notNull().default('text'),
     content: text('content').notNull(),
   },
   (t) => [
@@ -82,6 +84,7 @@ export const promptSearch = pgTable(
       .references(() => prompts.seq, { onDelete: 'cascade' }),
     categoryId: text('category_id').notNull(),
     subcategoryId: text('subcategory_id'),
+    type: text('type').notNull().default('text'),
     head: tsvector('head').notNull(),
     words: tsvector('words').notNull(),
   },

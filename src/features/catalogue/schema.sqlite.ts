@@ -54,6 +54,8 @@ export const prompts = sqliteTable(
     sourceHash: text('source_hash').notNull(),
     /** the first ~200 characters of the content, cut at a word boundary */
     preview: text('preview').notNull(),
+    /** `text`, `structured`, `image`, … (prompts.chat's type, lower case) */
+    type: text('type').notNull().default('text'),
     content: text('content').notNull(),
   },
   (t) => [

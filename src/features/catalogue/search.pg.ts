@@ -46,10 +46,14 @@ export const wordsVector = (words: SQL | string, seq: SQL | number) =>
   sql`array_to_tsvector(string_to_array(${words}, ' ') || ('w:' || (${seq}::bigint / ${WINDOW}))::text)`
 
 /** A prompt's search row (prompt_search), for the query builder. */
-export const searchRow = (seq: number, p: Pick<PromptInput, 'title' | 'description' | 'categoryId' | 'subcategoryId' | 'tags' | 'content'>) => ({
+export const searchRow = (
+  seq: number,
+  p: Pick<PromptInput, 'title' | 'description' | 'categoryId' | 'subcategoryId' | 'tags' | 'type' | 'content'>,
+) => ({
   promptSeq: seq,
   categoryId: p.categoryId,
   subcategoryId: p.subcategoryId,
+  type: p.type,
   head: sql`${headVector(p)}::tsvector`,
   words: wordsVector(allVector(p), seq),
 })
@@ -67,12 +71,13 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
   }
 
   return {
-    async search({ terms, categoryId, subcategoryId, tag }, { limit, offset }, cap) {
+    async search({ terms, categoryId, subcategoryId, tag, type }, { limit, offset }, cap) {
       const query = sql`${tsquery(terms)}::tsquery`
       const s = promptSearch
       const filters: SQL[] = []
       if (categoryId !== undefined) filters.push(sql` AND ${s.categoryId} = ${categoryId}`)
       if (subcategoryId !== undefined) filters.push(sql` AND ${s.subcategoryId} = ${subcategoryId}`)
+      if (type !== undefined) filters.push(sql` AND ${s.type} = ${type}`)
       if (tag !== undefined)
         filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
       const filter = sql.join(filters)
@@ -151,6 +156,9 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
       await db.execute(sql`VACUUM (ANALYZE) ${promptSearch}`)
     },
 
+    // The GIN indexes take new entries into their pending lists; the import's VACUUM merges them.
+    deferMerges: async () => async () => {},
+
     async rebuild() {
       for (let after = 0; ; ) {
         const rows = await db
@@ -161,6 +169,7 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
             categoryId: prompts.categoryId,
             subcategoryId: prompts.subcategoryId,
             tags: prompts.tags,
+            type: prompts.type,
             content: prompts.content,
           })
           .from(prompts)
@@ -177,6 +186,7 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
             set: {
               categoryId: sql`excluded.category_id`,
               subcategoryId: sql`excluded.subcategory_id`,
+              type: sql`excluded.type`,
               head: sql`excluded.head`,
               words: sql`excluded.words`,
             },

@@ -7,6 +7,7 @@ import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression } from '../../lib/search/fts5'
 import type { PromptSearch } from './search'
 import { placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
+import { DEFAULT_PROMPT_TYPE } from './text'
 
 /** bm25 column weights over the heads index: title, description, tags, facets. */
 const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
@@ -18,6 +19,10 @@ const HEAD_RANK_CAP = 5000
 /** How many whole words an unfinished last word may stand for (the most frequent first). */
 const MAX_COMPLETIONS = 16
 const SEARCH_INDEXES = ['prompts_fts', 'prompts_head_fts'] as const
+/** FTS5's defaults, and the segments one level may hold while an import defers merging. */
+const FTS5_AUTOMERGE = 4
+const FTS5_CRISISMERGE = 16
+const DEFERRED_CRISISMERGE = 2000
 /** The statements of a search (scripts/bench-search-limit.ts runs the same ones in its bare baseline). */
 export const SEARCH_SQL = {
   revision: 'SELECT revision FROM catalogue_state WHERE id = 1',
@@ -63,15 +68,17 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
   }
 
   return {
-    search: ({ terms, categoryId, subcategoryId, tag }, { limit, offset }, cap) =>
+    search: ({ terms, categoryId, subcategoryId, tag, type }, { limit, offset }, cap) =>
       storage.read((db) => {
         const s = statements(db)
         const facets: string[] = []
         if (categoryId !== undefined) facets.push(facetToken('c', categoryId))
         if (subcategoryId !== undefined) facets.push(facetToken('s', subcategoryId))
         if (tag !== undefined) facets.push(facetToken('t', tag))
+        // The default type has no token: "text" is every prompt without a type token.
+        if (type !== undefined && type !== DEFAULT_PROMPT_TYPE) facets.push(facetToken('y', type))
         const completions = terms.prefix ? completionsFor(db, terms.words[terms.words.length - 1]!) : undefined
-        const match = ftsExpression(terms, facets, completions)
+        const match = ftsExpression(terms, facets, completions, type === DEFAULT_PROMPT_TYPE ? ['y'] : [])
 
         const total = Math.min(s.countMatches.get(match, cap)!.n, cap)
         if (offset >= total) return { total, hits: [] }
@@ -109,6 +116,22 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
       // FTS5 builds its index in segments as rows arrive; after a large import every query would
       // look a word up in each of them. 'optimize' merges them (about 1.5 s per 100,000 prompts).
       for (const table of SEARCH_INDEXES) await storage.write((db) => db.$client.run(`INSERT INTO ${table} (${table}) VALUES ('optimize')`))
+    },
+
+    // FTS5 merges its segments as rows arrive (automerge), and again when too many wait
+    // (crisismerge); a large import is followed by 'optimize', which merges them all once, so
+    // merging along the way is work done twice (bench-search.ts: a fifth of a 100,000-prompt
+    // import). FTS5 keeps these settings in the index, so they are undone in the same transaction.
+    deferMerges: async (tx) => {
+      const set = (automerge: number, crisismerge: number) =>
+        storage.read((db) => {
+          for (const table of SEARCH_INDEXES) {
+            db.$client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', ${automerge})`)
+            db.$client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${crisismerge})`)
+          }
+        }, tx)
+      await set(0, DEFERRED_CRISISMERGE)
+      return () => set(FTS5_AUTOMERGE, FTS5_CRISISMERGE)
     },
 
     rebuild: async () => {

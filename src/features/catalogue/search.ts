@@ -1,6 +1,7 @@
 // The prompt search port: full-text search over the catalogue's prompts, and the upkeep of its
 // index. The index itself is written by the catalogue store's write path, in the same
 // transaction as the prompts (so it never disagrees with them).
+import type { Tx } from '../../db/storage'
 import type { SearchTerms } from '../../lib/search/terms'
 import type { Page, PromptRecord } from './store'
 
@@ -10,6 +11,7 @@ export interface SearchQuery {
   subcategoryId?: string
   /** in slug form */
   tag?: string
+  type?: string
 }
 
 /**
@@ -31,4 +33,9 @@ export interface PromptSearch {
   optimize(): Promise<void>
   /** Writes the index of every prompt again from the rows (after `promptlib db copy`). */
   rebuild(): Promise<void>
+  /**
+   * Many prompts follow in `tx` (a large file): the index may leave merging its pieces to
+   * optimize(), which a large import runs after it. Returns the undo, to run before `tx` ends.
+   */
+  deferMerges(tx: Tx): Promise<() => Promise<void>>
 }

@@ -27,6 +27,7 @@ export const summary = (r: PromptRecord): PromptSummary => ({
   category_id: r.categoryId,
   subcategory_id: r.subcategoryId,
   tags: r.tags,
+  type: r.type,
   preview: r.preview,
   favorite_count: r.favoriteCount,
   created_at: r.createdAt.toISOString(),
@@ -126,13 +127,18 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
       await refresh()
     },
 
-    async listPrompts(categoryId: string, filters: { subcategory?: string; tag?: string; sort: Sort } & Page): Promise<PromptPage> {
+    async listPrompts(categoryId: string, filters: { subcategory?: string; tag?: string; type?: string; sort: Sort } & Page): Promise<PromptPage> {
       const found = await category(categoryId)
       if (filters.subcategory !== undefined && !found.subcategories.some((s) => s.id === filters.subcategory)) {
         throw validationFailed([{ path: '/subcategory', message: `category "${categoryId}" has no subcategory "${filters.subcategory}"` }])
       }
       const page = { limit: filters.limit, offset: filters.offset }
-      const filter = { categoryId, subcategoryId: filters.subcategory, tag: filters.tag === undefined ? undefined : slugify(filters.tag) }
+      const filter = {
+        categoryId,
+        subcategoryId: filters.subcategory,
+        tag: filters.tag === undefined ? undefined : slugify(filters.tag),
+        type: filters.type,
+      }
       const { items, total } = await store.listPrompts(filter, filters.sort, page)
       return { items: items.map(summary), total, ...page }
     },
@@ -164,7 +170,7 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
      * Full-text search in two tiers: prompts whose title, description or tags hold every word
      * come first, best first; prompts that match only with their content follow, newest first.
      */
-    async search(q: string, filters: { category?: string; subcategory?: string; tag?: string } & Page): Promise<SearchPage> {
+    async search(q: string, filters: { category?: string; subcategory?: string; tag?: string; type?: string } & Page): Promise<SearchPage> {
       const { limit, offset } = filters
       const empty = { items: [], total: 0, limit, offset }
       const terms = searchTerms(q)
@@ -172,7 +178,7 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
       const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
       if (tag === '') return empty
       const { total, hits } = await search.search(
-        { terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag },
+        { terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag, type: filters.type },
         { limit, offset },
         SEARCH_COUNT_CAP,
       )

@@ -7,8 +7,8 @@ import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { joinTags, splitTags } from '../../lib/text'
 import { catalogueState, categories, prompts, promptSearch, promptTags, subcategories } from './schema.pg'
 import { allVector, headVector, searchRow, wordsVector } from './search.pg'
-import type { CatalogueStore, Outcome, PromptInput, PromptRecord, Sort } from './store'
-import { nameFromSlug, previewOf, promptSourceHash } from './text'
+import type { CatalogueStore, CategoryExport, Outcome, PromptExport, PromptInput, PromptRecord, Sort } from './store'
+import { nameFromSlug, previewOf, promptSourceHash, sameImportedText, sameTimestamps } from './text'
 
 type Db = PgDb | PgTx
 
@@ -20,6 +20,7 @@ export const summaryColumns = {
   categoryId: prompts.categoryId,
   subcategoryId: prompts.subcategoryId,
   tags: prompts.tags,
+  type: prompts.type,
   preview: prompts.preview,
   favoriteCount: prompts.favoriteCount,
   createdAt: prompts.createdAt,
@@ -33,6 +34,7 @@ export interface SummaryRow {
   categoryId: string
   subcategoryId: string | null
   tags: string
+  type: string
   preview: string
   favoriteCount: number
   createdAt: Date
@@ -97,6 +99,7 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
         filter.tag === undefined
           ? undefined
           : inArray(prompts.seq, db.select({ seq: promptTags.promptSeq }).from(promptTags).where(eq(promptTags.tag, filter.tag))),
+        filter.type === undefined ? undefined : eq(prompts.type, filter.type),
       )
       const [[total], rows] = await Promise.all([
         db.select({ n: count() }).from(prompts).where(where),
@@ -146,14 +149,27 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       const [old] = await on.select().from(categories).where(eq(categories.id, input.id))
       const values = { name: input.name, description: input.description, icon: input.icon, sortOrder: input.order }
       if (!old) {
-        await on.insert(categories).values({ id: input.id, ...values, createdAt: new Date(now), updatedAt: new Date(now) })
+        const createdAt = input.createdAt ?? now
+        await on
+          .insert(categories)
+          .values({ id: input.id, ...values, createdAt: new Date(createdAt), updatedAt: new Date(input.updatedAt ?? createdAt) })
         return 'created'
       }
-      if (old.name === input.name && old.description === input.description && old.icon === input.icon && old.sortOrder === input.order)
+      if (
+        old.name === input.name &&
+        old.description === input.description &&
+        old.icon === input.icon &&
+        old.sortOrder === input.order &&
+        sameTimestamps(input, { createdAt: old.createdAt.getTime(), updatedAt: old.updatedAt.getTime() })
+      )
         return 'unchanged'
       await on
         .update(categories)
-        .set({ ...values, updatedAt: new Date(now) })
+        .set({
+          ...values,
+          ...(input.createdAt === undefined ? {} : { createdAt: new Date(input.createdAt) }),
+          updatedAt: new Date(input.updatedAt ?? now),
+        })
         .where(eq(categories.id, input.id))
       return 'updated'
     },
@@ -216,6 +232,71 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
     async lockDemoLoad(tx) {
       await storage.use(tx).execute(sql`SELECT pg_advisory_xact_lock(${LOCKS.demoCatalogue})`)
     },
+
+    async exportCategories(filter, tx) {
+      const on = storage.use(tx)
+      const [cats, subs] = await Promise.all([
+        on
+          .select()
+          .from(categories)
+          .where(filter.categoryId === undefined ? undefined : eq(categories.id, filter.categoryId))
+          .orderBy(categories.sortOrder, bytewise(categories.id)),
+        on
+          .select()
+          .from(subcategories)
+          .where(filter.categoryId === undefined ? undefined : eq(subcategories.categoryId, filter.categoryId))
+          .orderBy(bytewise(subcategories.categoryId), subcategories.sortOrder, bytewise(subcategories.id)),
+      ])
+      const byCategory = new Map<string, CategoryExport>()
+      const out = cats.map(({ sortOrder, ...c }): CategoryExport => {
+        const category = { ...c, order: sortOrder, subcategories: [] }
+        byCategory.set(c.id, category)
+        return category
+      })
+      for (const { categoryId, sortOrder, ...sub } of subs) byCategory.get(categoryId)?.subcategories.push({ ...sub, order: sortOrder })
+      return out
+    },
+
+    async exportPrompts(cursor, filter, limits, tx) {
+      const on = storage.use(tx)
+      const where = and(gt(prompts.seq, cursor), filter.categoryId === undefined ? undefined : eq(prompts.categoryId, filter.categoryId))
+      // The sizes first (octet_length reads a stored value's header, not the value), then the rows that fit.
+      const sizes = await on
+        .select({ seq: prompts.seq, chars: sql<number>`octet_length(${prompts.content})` })
+        .from(prompts)
+        .where(where)
+        .orderBy(prompts.seq)
+        .limit(limits.rows)
+      const seqs: number[] = []
+      let chars = 0
+      for (const r of sizes) {
+        if (seqs.length > 0 && chars + r.chars > limits.chars) break
+        chars += r.chars
+        seqs.push(r.seq)
+      }
+      if (seqs.length === 0) return { prompts: [], cursor }
+      const rows = await on
+        .select({
+          seq: prompts.seq,
+          id: prompts.id,
+          title: prompts.title,
+          description: prompts.description,
+          categoryId: prompts.categoryId,
+          subcategoryId: prompts.subcategoryId,
+          tags: prompts.tags,
+          type: prompts.type,
+          content: prompts.content,
+          createdAt: prompts.createdAt,
+          updatedAt: prompts.updatedAt,
+        })
+        .from(prompts)
+        .where(sql`${prompts.seq} = ANY(${sql.param(seqs)}::bigint[])`)
+        .orderBy(prompts.seq)
+      return {
+        prompts: rows.map(({ seq: _, tags, ...r }): PromptExport => ({ ...r, tags: splitTags(tags) })),
+        cursor: seqs[seqs.length - 1]!,
+      }
+    },
   }
 }
 
@@ -233,29 +314,58 @@ const IN_FLIGHT = 3
  * an import of 100,000 prompts is bound by PostgreSQL's work, which this keeps busy).
  */
 async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgress?: (done: number) => void): Promise<Outcome[]> {
-  const existing = new Map<string, { seq: number; hash: string }>()
+  const existing = new Map<string, { seq: number; hash: string; createdAt: Date; updatedAt: Date }>()
   for (const part of chunks(inputs, 10 * ROWS_PER_STATEMENT)) {
     const rows = await on
-      .select({ id: prompts.id, seq: prompts.seq, hash: prompts.sourceHash })
+      .select({ id: prompts.id, seq: prompts.seq, hash: prompts.sourceHash, createdAt: prompts.createdAt, updatedAt: prompts.updatedAt })
       .from(prompts)
       .where(sql`${prompts.id} = ANY(${sql.param(part.map((p) => p.id))}::text[])`)
     for (const r of rows) existing.set(r.id, r)
   }
+  // Hashes from an earlier rule: the stored text decides (and the hash is refreshed).
+  const stale = inputs.filter((p) => {
+    const old = existing.get(p.id)
+    return old !== undefined && old.hash !== promptSourceHash(p, joinTags(p.tags))
+  })
+  const storedText = new Map<string, Parameters<typeof sameImportedText>[2]>()
+  for (const part of chunks(stale, ROWS_PER_STATEMENT)) {
+    const rows = await on
+      .select({
+        id: prompts.id,
+        title: prompts.title,
+        description: prompts.description,
+        categoryId: prompts.categoryId,
+        subcategoryId: prompts.subcategoryId,
+        type: prompts.type,
+        content: prompts.content,
+        tags: prompts.tags,
+      })
+      .from(prompts)
+      .where(sql`${prompts.id} = ANY(${sql.param(part.map((p) => p.id))}::text[])`)
+    for (const r of rows) storedText.set(r.id, r)
+  }
   const outcomes: Outcome[] = []
   const created: Row[] = []
   const changed: (Row & { seq: number })[] = []
+  const retimed: { p: PromptInput; seq: number; hash: string }[] = []
   for (const p of inputs) {
     const tags = joinTags(p.tags)
     const hash = promptSourceHash(p, tags)
     const old = existing.get(p.id)
-    if (old?.hash === hash) outcomes.push('unchanged')
-    else if (!old) {
+    if (!old) {
       created.push({ p, tags, hash })
       outcomes.push('created')
-    } else {
+      continue
+    }
+    const stored = storedText.get(p.id)
+    const sameText = old.hash === hash || (stored !== undefined && sameImportedText(p, tags, stored))
+    if (!sameText) {
       changed.push({ p, tags, hash, seq: old.seq })
       outcomes.push('updated')
-    }
+    } else if (old.hash !== hash || !sameTimestamps(p, { createdAt: old.createdAt.getTime(), updatedAt: old.updatedAt.getTime() })) {
+      retimed.push({ p, seq: old.seq, hash })
+      outcomes.push(sameTimestamps(p, { createdAt: old.createdAt.getTime(), updatedAt: old.updatedAt.getTime() }) ? 'unchanged' : 'updated')
+    } else outcomes.push('unchanged')
   }
 
   let done = inputs.length - created.length - changed.length
@@ -277,6 +387,17 @@ async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgr
   for (const result of await Promise.allSettled(inFlight)) if (result.status === 'rejected') error ??= result.reason
   if (error) throw error
 
+  // The same text: only the hash (an earlier rule's) or the timestamps the file gives are written.
+  for (const { p, seq, hash } of retimed) {
+    await on
+      .update(prompts)
+      .set({
+        sourceHash: hash,
+        ...(p.createdAt === undefined ? {} : { createdAt: new Date(p.createdAt) }),
+        ...(p.updatedAt === undefined ? {} : { updatedAt: new Date(p.updatedAt) }),
+      })
+      .where(eq(prompts.seq, seq))
+  }
   for (const { p, tags, hash, seq } of changed) {
     await on
       .update(prompts)
@@ -288,6 +409,7 @@ async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgr
         tags,
         sourceHash: hash,
         preview: previewOf(p.content),
+        type: p.type,
         content: p.content,
         updatedAt: new Date(p.updatedAt ?? now),
         ...(p.createdAt === undefined ? {} : { createdAt: new Date(p.createdAt) }),
@@ -332,6 +454,7 @@ async function recordsOf(rows: Row[], now: number): Promise<string> {
         updated_at: new Date(p.updatedAt ?? createdAt).toISOString(),
         source_hash: hash,
         preview: previewOf(p.content),
+        type: p.type,
         content: p.content,
         head: headVector(p),
         words: allVector(p),
@@ -351,14 +474,14 @@ async function insertRecords(on: Db, records: string): Promise<void> {
     WITH u AS (
       SELECT * FROM json_to_recordset(${records}::json) AS u(
         id text, title text, description text, category_id text, subcategory_id text, tags text, created_at timestamptz, updated_at timestamptz,
-        source_hash text, preview text, content text, head tsvector, words text)),
+        source_hash text, preview text, type text, content text, head tsvector, words text)),
     inserted AS (
-      INSERT INTO ${prompts} (id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, content)
-      SELECT id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, content FROM u
+      INSERT INTO ${prompts} (id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, type, content)
+      SELECT id, title, description, category_id, subcategory_id, tags, created_at, updated_at, source_hash, preview, type, content FROM u
       RETURNING id, seq, tags),
     searched AS (
-      INSERT INTO ${promptSearch} (prompt_seq, category_id, subcategory_id, head, words)
-      SELECT inserted.seq, u.category_id, u.subcategory_id, u.head, ${wordsVector(sql`u.words`, sql`inserted.seq`)} FROM inserted JOIN u USING (id))
+      INSERT INTO ${promptSearch} (prompt_seq, category_id, subcategory_id, type, head, words)
+      SELECT inserted.seq, u.category_id, u.subcategory_id, u.type, u.head, ${wordsVector(sql`u.words`, sql`inserted.seq`)} FROM inserted JOIN u USING (id))
     INSERT INTO ${promptTags} (tag, prompt_seq)
     SELECT tag, seq FROM inserted, unnest(string_to_array(nullif(inserted.tags, ''), ' ')) AS tag`)
 }

@@ -11,8 +11,8 @@ import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage, Tx } from '../../db/storage'
 import { promptFacets } from '../../lib/search/fts5'
 import { joinTags, splitTags } from '../../lib/text'
-import type { CatalogueStore, Outcome, PromptRecord, Sort } from './store'
-import { nameFromSlug, previewOf, promptSourceHash } from './text'
+import type { CatalogueStore, CategoryExport, Outcome, PromptExport, PromptRecord, Sort } from './store'
+import { DEFAULT_PROMPT_TYPE, nameFromSlug, previewOf, promptSourceHash, sameImportedText, sameTimestamps } from './text'
 
 export interface SummaryRow {
   seq: number
@@ -22,6 +22,7 @@ export interface SummaryRow {
   category_id: string
   subcategory_id: string | null
   tags: string
+  type: string
   preview: string
   favorite_count: number
   created_at: number
@@ -29,7 +30,7 @@ export interface SummaryRow {
 }
 
 export const SUMMARY_COLUMNS =
-  'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.preview, p.favorite_count, p.created_at, p.updated_at'
+  'p.seq, p.id, p.title, p.description, p.category_id, p.subcategory_id, p.tags, p.type, p.preview, p.favorite_count, p.created_at, p.updated_at'
 
 export const record = (r: SummaryRow): PromptRecord => ({
   id: r.id,
@@ -38,6 +39,7 @@ export const record = (r: SummaryRow): PromptRecord => ({
   categoryId: r.category_id,
   subcategoryId: r.subcategory_id,
   tags: splitTags(r.tags),
+  type: r.type,
   preview: r.preview,
   favoriteCount: r.favorite_count,
   createdAt: new Date(r.created_at),
@@ -52,7 +54,29 @@ const ORDER: Record<Sort, string> = {
 
 const PROGRESS_EVERY = 1000
 
-type OldPrompt = { seq: number; title: string; description: string; content: string; tags: string; facets: string }
+type OldPrompt = {
+  seq: number
+  title: string
+  description: string
+  category_id: string
+  subcategory_id: string | null
+  type: string
+  content: string
+  tags: string
+  facets: string
+}
+
+type ExportRow = Omit<PromptExport, 'categoryId' | 'subcategoryId' | 'tags' | 'createdAt' | 'updatedAt'> & {
+  seq: number
+  category_id: string
+  subcategory_id: string | null
+  tags: string
+  created_at: number
+  updated_at: number
+}
+
+/** The type's facet token (lib/search/fts5.ts): none for the default type. */
+const facetType = (type: string) => (type === DEFAULT_PROMPT_TYPE ? null : type)
 
 const statements = perConnection((db: SqliteDb) => {
   const c = db.$client
@@ -73,26 +97,35 @@ const statements = perConnection((db: SqliteDb) => {
     outline: c.prepare<{ id: string; sub: string | null }, [string]>(
       'SELECT c.id, s.id AS sub FROM categories c LEFT JOIN subcategories s ON s.category_id = c.id WHERE c.id IN (SELECT value FROM json_each(?))',
     ),
+    categoryTimes: c.prepare<{ created_at: number; updated_at: number }, [string]>('SELECT created_at, updated_at FROM categories WHERE id = ?'),
     insertCategory: c.prepare(
       'INSERT INTO categories (id, name, description, icon, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    updateCategory: c.prepare('UPDATE categories SET name = ?, description = ?, icon = ?, sort_order = ?, updated_at = ? WHERE id = ?'),
+    updateCategory: c.prepare(
+      'UPDATE categories SET name = ?, description = ?, icon = ?, sort_order = ?, created_at = coalesce(?, created_at), updated_at = ? WHERE id = ?',
+    ),
     maxOrder: c.prepare<{ n: number }, []>('SELECT coalesce(max(sort_order), 0) AS n FROM categories'),
     subcategory: c.prepare<{ name: string; description: string; sort_order: number }, [string, string]>(
       'SELECT name, description, sort_order FROM subcategories WHERE category_id = ? AND id = ?',
     ),
     insertSubcategory: c.prepare('INSERT INTO subcategories (category_id, id, name, description, sort_order) VALUES (?, ?, ?, ?, ?)'),
     updateSubcategory: c.prepare('UPDATE subcategories SET name = ?, description = ?, sort_order = ? WHERE category_id = ? AND id = ?'),
-    promptHash: c.prepare<{ seq: number; source_hash: string }, [string]>('SELECT seq, source_hash FROM prompts WHERE id = ?'),
-    oldPrompt: c.prepare<OldPrompt, [number]>('SELECT seq, title, description, content, tags, facets FROM prompts WHERE seq = ?'),
+    promptHash: c.prepare<{ seq: number; source_hash: string; created_at: number; updated_at: number }, [string]>(
+      'SELECT seq, source_hash, created_at, updated_at FROM prompts WHERE id = ?',
+    ),
+    oldPrompt: c.prepare<OldPrompt, [number]>(
+      'SELECT seq, title, description, category_id, subcategory_id, type, content, tags, facets FROM prompts WHERE seq = ?',
+    ),
     insertPrompt: c.prepare<never, SQLQueryBindings[]>(
-      `INSERT INTO prompts (id, title, description, category_id, subcategory_id, tags, favorite_count, created_at, updated_at, facets, source_hash, preview, content)
-       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO prompts (id, title, description, category_id, subcategory_id, tags, favorite_count, created_at, updated_at, facets, source_hash, preview, type, content)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     updatePrompt: c.prepare(
       `UPDATE prompts SET title = ?, description = ?, category_id = ?, subcategory_id = ?, tags = ?, created_at = coalesce(?, created_at),
-       updated_at = ?, facets = ?, source_hash = ?, preview = ?, content = ? WHERE seq = ?`,
+       updated_at = ?, facets = ?, source_hash = ?, preview = ?, type = ?, content = ? WHERE seq = ?`,
     ),
+    refreshHash: c.prepare('UPDATE prompts SET source_hash = ? WHERE seq = ?'),
+    updateTimes: c.prepare('UPDATE prompts SET created_at = coalesce(?, created_at), updated_at = coalesce(?, updated_at) WHERE seq = ?'),
     ftsInsert: c.prepare('INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (?, ?, ?, ?, ?, ?)'),
     ftsDelete: c.prepare(
       "INSERT INTO prompts_fts (prompts_fts, rowid, title, description, content, tags, facets) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
@@ -158,6 +191,10 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
           where.push('p.seq IN (SELECT prompt_seq FROM prompt_tags WHERE tag = ?)')
           args.push(filter.tag)
         }
+        if (filter.type !== undefined) {
+          where.push('p.type = ?')
+          args.push(filter.type)
+        }
         const clause = where.join(' AND ')
         const total = prepared<{ n: number }>(`SELECT count(*) AS n FROM prompts p WHERE ${clause}`).get(...args)!.n
         const rows = prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE ${clause} ORDER BY ${ORDER[sort]} LIMIT ? OFFSET ?`).all(
@@ -202,13 +239,21 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         const q = statements(db)
         const old = q.category.get(input.id)
         if (!old) {
-          q.insertCategory.run(input.id, input.name, input.description, input.icon, input.order, now, now)
+          const createdAt = input.createdAt ?? now
+          q.insertCategory.run(input.id, input.name, input.description, input.icon, input.order, createdAt, input.updatedAt ?? createdAt)
           return 'created'
         }
-        if (old.name === input.name && old.description === input.description && old.icon === input.icon && old.sort_order === input.order) {
+        const times = q.categoryTimes.get(input.id)!
+        if (
+          old.name === input.name &&
+          old.description === input.description &&
+          old.icon === input.icon &&
+          old.sort_order === input.order &&
+          sameTimestamps(input, { createdAt: times.created_at, updatedAt: times.updated_at })
+        ) {
           return 'unchanged'
         }
-        q.updateCategory.run(input.name, input.description, input.icon, input.order, now, input.id)
+        q.updateCategory.run(input.name, input.description, input.icon, input.order, input.createdAt ?? null, input.updatedAt ?? now, input.id)
         return 'updated'
       }, tx),
 
@@ -243,9 +288,23 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
           if (i > 0 && i % PROGRESS_EVERY === 0) onProgress?.(i)
           const tags = joinTags(p.tags)
           const hash = promptSourceHash(p, tags)
-          const facets = promptFacets(p.categoryId, p.subcategoryId, p.tags)
           const existing = q.promptHash.get(p.id)
-          if (existing?.source_hash === hash) return 'unchanged'
+          let old: OldPrompt | undefined
+          if (existing) {
+            let sameText = existing.source_hash === hash
+            if (!sameText) {
+              old = q.oldPrompt.get(existing.seq)!
+              // A hash from an earlier rule over the same text: refreshed, nothing else written.
+              sameText = sameImportedText(p, tags, { ...old, categoryId: old.category_id, subcategoryId: old.subcategory_id })
+              if (sameText) q.refreshHash.run(hash, existing.seq)
+            }
+            if (sameText) {
+              if (sameTimestamps(p, { createdAt: existing.created_at, updatedAt: existing.updated_at })) return 'unchanged'
+              q.updateTimes.run(p.createdAt ?? null, p.updatedAt ?? null, existing.seq)
+              return 'updated'
+            }
+          }
+          const facets = promptFacets(p.categoryId, p.subcategoryId, p.tags, facetType(p.type))
           const preview = previewOf(p.content)
           let seq: number
           if (!existing) {
@@ -263,12 +322,13 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
                 facets,
                 hash,
                 preview,
+                p.type,
                 p.content,
               ).lastInsertRowid,
             )
           } else {
             seq = existing.seq
-            const old = q.oldPrompt.get(seq)!
+            old ??= q.oldPrompt.get(seq)!
             queue.push({ remove: true, values: [seq, old.title, old.description, old.content, old.tags, old.facets] })
             q.updatePrompt.run(
               p.title,
@@ -281,6 +341,7 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
               facets,
               hash,
               preview,
+              p.type,
               p.content,
               seq,
             )
@@ -310,5 +371,68 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
 
     // BEGIN IMMEDIATE already keeps every other writer, in this process or another, out of the transaction.
     lockDemoLoad: async () => {},
+
+    exportCategories: (filter, tx) =>
+      storage.read((db) => {
+        const { prepared } = statements(db)
+        const only = filter.categoryId === undefined ? [] : [filter.categoryId]
+        const categories = prepared<{
+          id: string
+          name: string
+          description: string
+          icon: string
+          order: number
+          created_at: number
+          updated_at: number
+        }>(
+          `SELECT id, name, description, icon, sort_order AS "order", created_at, updated_at FROM categories ${only.length ? 'WHERE id = ?' : ''}
+           ORDER BY sort_order, id`,
+        ).all(...only)
+        const subcategories = prepared<{ category_id: string; id: string; name: string; description: string; order: number }>(
+          `SELECT category_id, id, name, description, sort_order AS "order" FROM subcategories ${only.length ? 'WHERE category_id = ?' : ''}
+           ORDER BY category_id, sort_order, id`,
+        ).all(...only)
+        const byCategory = new Map<string, CategoryExport>()
+        const out = categories.map(({ created_at, updated_at, ...c }): CategoryExport => {
+          const category = { ...c, createdAt: new Date(created_at), updatedAt: new Date(updated_at), subcategories: [] }
+          byCategory.set(c.id, category)
+          return category
+        })
+        for (const { category_id, ...sub } of subcategories) byCategory.get(category_id)?.subcategories.push(sub)
+        return out
+      }, tx),
+
+    exportPrompts: (cursor, filter, limits, tx) =>
+      storage.read((db) => {
+        // `+category_id`: walk the rows in seq order (no index on the category, which would need a sort per page).
+        const only = filter.categoryId === undefined ? [] : [filter.categoryId]
+        const rows = statements(db)
+          .prepared<ExportRow>(
+            `SELECT seq, id, title, description, category_id, subcategory_id, tags, type, created_at, updated_at, content FROM prompts
+             WHERE seq > ?${only.length ? ' AND +category_id = ?' : ''} ORDER BY seq`,
+          )
+          .iterate(cursor, ...only)
+        const prompts: PromptExport[] = []
+        let chars = 0
+        let last = cursor
+        for (const r of rows) {
+          if (prompts.length > 0 && (prompts.length >= limits.rows || chars + r.content.length > limits.chars)) break
+          chars += r.content.length
+          last = r.seq
+          prompts.push({
+            id: r.id,
+            title: r.title,
+            description: r.description,
+            categoryId: r.category_id,
+            subcategoryId: r.subcategory_id,
+            tags: splitTags(r.tags),
+            type: r.type,
+            content: r.content,
+            createdAt: new Date(r.created_at),
+            updatedAt: new Date(r.updated_at),
+          })
+        }
+        return { prompts, cursor: last }
+      }, tx),
   }
 }

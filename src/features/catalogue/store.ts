@@ -17,6 +17,9 @@ export interface CategoryInput {
   description: string
   icon: string
   order: number
+  /** epoch milliseconds; absent: the import's time (created) or kept (updated) */
+  createdAt?: number
+  updatedAt?: number
 }
 
 export interface SubcategoryInput {
@@ -33,6 +36,8 @@ export interface PromptInput {
   categoryId: string
   subcategoryId: string | null
   tags: string[]
+  /** `text` (the default), `structured`, `image`, …: a lower-case slug */
+  type: string
   content: string
   /** epoch milliseconds; absent: the import's time (created) or kept (updated) */
   createdAt?: number
@@ -54,21 +59,52 @@ export interface PromptRecord {
   categoryId: string
   subcategoryId: string | null
   tags: string[]
+  type: string
   preview: string
   favoriteCount: number
   createdAt: Date
   updatedAt: Date
 }
 
+/** A category as an export writes it: every imported field as stored, subcategories in order. */
+export interface CategoryExport {
+  id: string
+  name: string
+  description: string
+  icon: string
+  order: number
+  createdAt: Date
+  updatedAt: Date
+  subcategories: SubcategoryInput[]
+}
+
+/** A prompt as an export writes it: every imported field as stored. */
+export interface PromptExport {
+  id: string
+  title: string
+  description: string
+  categoryId: string
+  subcategoryId: string | null
+  tags: string[]
+  type: string
+  content: string
+  createdAt: Date
+  updatedAt: Date
+}
+
+export interface PromptFilter {
+  categoryId: string
+  subcategoryId?: string
+  /** in slug form */
+  tag?: string
+  type?: string
+}
+
 export interface CatalogueStore {
   /** The catalogue revision: it moves with every transaction that changes categories or prompt placement. */
   revision(): Promise<number>
   tree(): Promise<TreeRows>
-  listPrompts(
-    filter: { categoryId: string; subcategoryId?: string; tag?: string },
-    sort: Sort,
-    page: Page,
-  ): Promise<{ items: PromptRecord[]; total: number }>
+  listPrompts(filter: PromptFilter, sort: Sort, page: Page): Promise<{ items: PromptRecord[]; total: number }>
   prompt(id: string): Promise<(PromptRecord & { content: string }) | null>
   /** Title and category of each prompt that exists, in no particular order. */
   titles(ids: string[]): Promise<{ id: string; title: string; categoryId: string }[]>
@@ -91,4 +127,18 @@ export interface CatalogueStore {
   hasContent(tx?: Tx): Promise<boolean>
   /** Serialises instances loading the demo catalogue into an empty database (held until `tx` ends). */
   lockDemoLoad(tx: Tx): Promise<void>
+
+  /** Every category (or the one asked for) in display order, for an export (`tx`: a snapshot). */
+  exportCategories(filter: { categoryId?: string }, tx?: Tx): Promise<CategoryExport[]>
+  /**
+   * The next prompts after `cursor` (0 to start) in the order they were added: at most `limits.rows`,
+   * and no more than `limits.chars` characters of content unless a single prompt has more. An
+   * empty page ends the export; `cursor` continues it.
+   */
+  exportPrompts(
+    cursor: number,
+    filter: { categoryId?: string },
+    limits: { rows: number; chars: number },
+    tx?: Tx,
+  ): Promise<{ prompts: PromptExport[]; cursor: number }>
 }

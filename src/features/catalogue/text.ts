@@ -74,18 +74,39 @@ export function nameFromSlug(slug: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-/** A hash of a prompt's imported fields: a re-import of the same record changes nothing (on either engine). */
+/** The type a prompt has when its catalogue names none. */
+export const DEFAULT_PROMPT_TYPE = 'text'
+
+/**
+ * A hash of a prompt's imported text, type and placement, the same on either engine: a re-import
+ * of the same record changes nothing. Timestamps are compared on their own (sameTimestamps), as a
+ * file may leave them out. The two nulls held them once: the hashes stored then for records
+ * without timestamps stay valid.
+ */
 export function promptSourceHash(
-  p: {
-    title: string
-    description: string
-    categoryId: string
-    subcategoryId: string | null
-    content: string
-    createdAt?: number
-    updatedAt?: number
-  },
+  p: { title: string; description: string; categoryId: string; subcategoryId: string | null; type: string; content: string },
   tags: string,
 ): string {
-  return fingerprint([p.title, p.description, p.categoryId, p.subcategoryId, tags, p.content, p.createdAt ?? null, p.updatedAt ?? null])
+  const parts = [p.title, p.description, p.categoryId, p.subcategoryId, tags, p.content, null, null]
+  if (p.type !== DEFAULT_PROMPT_TYPE) parts.push(p.type)
+  return fingerprint(parts)
 }
+
+export { sameTimestamps } from '../../lib/text'
+
+/**
+ * Whether a stored prompt already holds what an import brings (its hash may predate the current
+ * hash rule): the update is then only a refreshed hash, or new timestamps.
+ */
+export const sameImportedText = (
+  p: { title: string; description: string; categoryId: string; subcategoryId: string | null; type: string; content: string },
+  tags: string,
+  stored: { title: string; description: string; categoryId: string; subcategoryId: string | null; type: string; content: string; tags: string },
+) =>
+  p.title === stored.title &&
+  p.description === stored.description &&
+  p.categoryId === stored.categoryId &&
+  p.subcategoryId === stored.subcategoryId &&
+  p.type === stored.type &&
+  p.content === stored.content &&
+  tags === stored.tags

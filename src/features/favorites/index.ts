@@ -4,6 +4,7 @@ import type { CatalogueService } from '../catalogue'
 import { createFavoritesService, type FavoritesService } from './service'
 import { sqliteFavoritesStore } from './store.sqlite'
 
+export { Favorite as FavoriteSchema } from './model'
 export { favoritesRoutes } from './routes'
 export type { FavoritesService } from './service'
 

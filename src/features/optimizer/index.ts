@@ -11,6 +11,7 @@ import { createHeartbeat, currentProcess, HEARTBEAT_EVERY_MS } from './instances
 import { createOptimizerService, type OptimizerService } from './service'
 import { sqliteOptimizerStore } from './store.sqlite'
 
+export { HistoryItem as HistoryItemSchema } from './model'
 export { optimizerRoutes } from './routes'
 export type { OptimizerService } from './service'
 

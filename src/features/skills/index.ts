@@ -6,7 +6,7 @@ import { sqliteSkillsStore } from './store.sqlite'
 
 export { skillsRoutes } from './routes'
 export type { SkillsService } from './service'
-export type { Outcome as SkillOutcome, SkillInput } from './store'
+export type { Outcome as SkillOutcome, SkillExport, SkillInput } from './store'
 
 // Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
 const pgStore = (): typeof import('./store.pg') => require('./store.pg')

@@ -53,6 +53,9 @@ export function createSkillsService(store: SkillsStore) {
     hasAny: (tx?: Tx) => store.hasAny(tx),
     optimizeSearchIndex: () => store.optimizeSearchIndex(),
     rebuildSearchIndex: () => store.rebuildSearchIndex(),
+    /** A page of skills for an export (catalogue/export), in the order they were added. */
+    exportSkills: (cursor: number, filter: { category?: string }, limits: { rows: number; chars: number }, tx?: Tx) =>
+      store.exportSkills(cursor, filter, limits, tx),
   }
 }
 

@@ -4,9 +4,9 @@
 import { and, count, eq, gt, type SQL, sql } from 'drizzle-orm'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { tsquery, weightedVector } from '../../lib/search/tsquery'
-import { joinTags, splitTags } from '../../lib/text'
+import { joinTags, sameTimestamps, splitTags } from '../../lib/text'
 import { skills } from './schema.pg'
-import type { Outcome, SkillFilter, SkillInput, SkillRecord, SkillsStore } from './store'
+import type { Outcome, SkillExport, SkillFilter, SkillInput, SkillRecord, SkillsStore } from './store'
 import { storedSkill } from './text'
 
 type Db = PgDb | PgTx
@@ -156,13 +156,55 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
         }
       }
     },
+
+    async exportSkills(cursor, filter, limits, tx) {
+      const on = storage.use(tx)
+      const where = and(gt(skills.seq, cursor), filter.category === undefined ? undefined : eq(skills.category, filter.category))
+      const sizes = await on
+        .select({ seq: skills.seq, chars: sql<number>`octet_length(${skills.instructions})` })
+        .from(skills)
+        .where(where)
+        .orderBy(skills.seq)
+        .limit(limits.rows)
+      const seqs: number[] = []
+      let chars = 0
+      for (const r of sizes) {
+        if (seqs.length > 0 && chars + r.chars > limits.chars) break
+        chars += r.chars
+        seqs.push(r.seq)
+      }
+      if (seqs.length === 0) return { skills: [], cursor }
+      const rows = await on
+        .select({ ...columns, createdAt: skills.createdAt, instructions: skills.instructions })
+        .from(skills)
+        .where(sql`${skills.seq} = ANY(${sql.param(seqs)}::bigint[])`)
+        .orderBy(skills.seq)
+      return {
+        skills: rows.map(({ createdAt, instructions, ...r }): SkillExport => {
+          const { updatedAt, ...rest } = record(r)
+          return { ...rest, instructions, createdAt, updatedAt }
+        }),
+        cursor: seqs[seqs.length - 1]!,
+      }
+    },
   }
 }
 
 async function upsertSkill(on: Db, s: SkillInput, now: number): Promise<Outcome> {
   const { tags, allowedTools, metadata, files, hash } = storedSkill(s)
-  const [old] = await on.select({ seq: skills.seq, hash: skills.sourceHash }).from(skills).where(eq(skills.id, s.id))
-  if (old?.hash === hash) return 'unchanged'
+  const [old] = await on
+    .select({ seq: skills.seq, hash: skills.sourceHash, createdAt: skills.createdAt, updatedAt: skills.updatedAt })
+    .from(skills)
+    .where(eq(skills.id, s.id))
+  const times = {
+    ...(s.createdAt === undefined ? {} : { createdAt: new Date(s.createdAt) }),
+    ...(s.updatedAt === undefined ? {} : { updatedAt: new Date(s.updatedAt) }),
+  }
+  if (old?.hash === hash) {
+    if (sameTimestamps(s, { createdAt: old.createdAt.getTime(), updatedAt: old.updatedAt.getTime() })) return 'unchanged'
+    await on.update(skills).set(times).where(eq(skills.seq, old.seq))
+    return 'updated'
+  }
   const fields = {
     name: s.name,
     description: s.description,
@@ -174,14 +216,18 @@ async function upsertSkill(on: Db, s: SkillInput, now: number): Promise<Outcome>
     metadata,
     files,
     sourceHash: hash,
-    updatedAt: new Date(now),
+    updatedAt: new Date(s.updatedAt ?? now),
     instructions: s.instructions,
     search: sql`${searchVector(s)}::tsvector`,
   }
   if (!old) {
-    await on.insert(skills).values({ id: s.id, ...fields, createdAt: new Date(now) })
+    const createdAt = s.createdAt ?? now
+    await on.insert(skills).values({ id: s.id, ...fields, createdAt: new Date(createdAt), updatedAt: new Date(s.updatedAt ?? createdAt) })
     return 'created'
   }
-  await on.update(skills).set(fields).where(eq(skills.seq, old.seq))
+  await on
+    .update(skills)
+    .set({ ...fields, ...(s.createdAt === undefined ? {} : { createdAt: new Date(s.createdAt) }) })
+    .where(eq(skills.seq, old.seq))
   return 'updated'
 }

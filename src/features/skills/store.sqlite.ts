@@ -5,8 +5,8 @@ import type { SQLQueryBindings, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression, skillFacets } from '../../lib/search/fts5'
-import { splitTags } from '../../lib/text'
-import type { Outcome, SkillRecord, SkillsStore } from './store'
+import { sameTimestamps, splitTags } from '../../lib/text'
+import type { Outcome, SkillExport, SkillRecord, SkillsStore } from './store'
 import { storedSkill } from './text'
 
 const SKILL_COLUMNS =
@@ -54,7 +54,10 @@ const statements = perConnection((db: SqliteDb) => {
   return {
     prepared,
     one: c.prepare<Row & { instructions: string }, [string]>(`SELECT ${SKILL_COLUMNS}, s.instructions FROM skills s WHERE s.id = ?`),
-    hash: c.prepare<{ seq: number; source_hash: string }, [string]>('SELECT seq, source_hash FROM skills WHERE id = ?'),
+    hash: c.prepare<{ seq: number; source_hash: string; created_at: number; updated_at: number }, [string]>(
+      'SELECT seq, source_hash, created_at, updated_at FROM skills WHERE id = ?',
+    ),
+    updateTimes: c.prepare('UPDATE skills SET created_at = coalesce(?, created_at), updated_at = coalesce(?, updated_at) WHERE seq = ?'),
     old: c.prepare<OldSkill, [number]>('SELECT seq, name, description, instructions, tags, facets FROM skills WHERE seq = ?'),
     insert: c.prepare<{ seq: number }, SQLQueryBindings[]>(
       `INSERT INTO skills (id, name, description, category, tags, license, compatibility, allowed_tools, metadata, files, facets, source_hash, created_at, updated_at, instructions)
@@ -62,7 +65,7 @@ const statements = perConnection((db: SqliteDb) => {
     ),
     update: c.prepare(
       `UPDATE skills SET name = ?, description = ?, category = ?, tags = ?, license = ?, compatibility = ?, allowed_tools = ?, metadata = ?,
-       files = ?, facets = ?, source_hash = ?, updated_at = ?, instructions = ? WHERE seq = ?`,
+       files = ?, facets = ?, source_hash = ?, created_at = coalesce(?, created_at), updated_at = ?, instructions = ? WHERE seq = ?`,
     ),
     ftsInsert: c.prepare('INSERT INTO skills_fts (rowid, name, description, instructions, tags, facets) VALUES (?, ?, ?, ?, ?, ?)'),
     ftsDelete: c.prepare(
@@ -133,7 +136,11 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
             const { tags, allowedTools, metadata, files, hash } = storedSkill(s)
             const facets = skillFacets(s.category, s.tags)
             const existing = q.hash.get(s.id)
-            if (existing?.source_hash === hash) return 'unchanged'
+            if (existing?.source_hash === hash) {
+              if (sameTimestamps(s, { createdAt: existing.created_at, updatedAt: existing.updated_at })) return 'unchanged'
+              q.updateTimes.run(s.createdAt ?? null, s.updatedAt ?? null, existing.seq)
+              return 'updated'
+            }
             let seq: number
             if (!existing) {
               seq = q.insert.get(
@@ -149,8 +156,8 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
                 files,
                 facets,
                 hash,
-                now,
-                now,
+                s.createdAt ?? now,
+                s.updatedAt ?? s.createdAt ?? now,
                 s.instructions,
               )!.seq
             } else {
@@ -169,7 +176,8 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
                 files,
                 facets,
                 hash,
-                now,
+                s.createdAt ?? null,
+                s.updatedAt ?? now,
                 s.instructions,
                 seq,
               )
@@ -189,5 +197,26 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
     rebuildSearchIndex: async () => {
       await storage.write((db) => db.$client.run("INSERT INTO skills_fts (skills_fts) VALUES ('rebuild')"))
     },
+
+    exportSkills: (cursor, filter, limits, tx) =>
+      storage.read((db) => {
+        const only = filter.category === undefined ? [] : [filter.category]
+        const rows = statements(db)
+          .prepared<Row & { instructions: string; created_at: number }>(
+            `SELECT ${SKILL_COLUMNS}, s.created_at, s.instructions FROM skills s WHERE s.seq > ?${only.length ? ' AND +s.category = ?' : ''} ORDER BY s.seq`,
+          )
+          .iterate(cursor, ...only)
+        const skills: SkillExport[] = []
+        let chars = 0
+        let last = cursor
+        for (const r of rows) {
+          if (skills.length > 0 && (skills.length >= limits.rows || chars + r.instructions.length > limits.chars)) break
+          chars += r.instructions.length
+          last = r.seq
+          const { updatedAt, ...rest } = record(r)
+          skills.push({ ...rest, instructions: r.instructions, createdAt: new Date(r.created_at), updatedAt })
+        }
+        return { skills, cursor: last }
+      }, tx),
   }
 }

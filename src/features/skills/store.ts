@@ -22,6 +22,15 @@ export interface SkillInput {
   metadata: Record<string, string> | null
   files: string[]
   instructions: string
+  /** epoch milliseconds; absent: the import's time (created) or kept (updated) */
+  createdAt?: number
+  updatedAt?: number
+}
+
+/** A skill as an export writes it: every imported field as stored. */
+export interface SkillExport extends Omit<SkillInput, 'createdAt' | 'updatedAt'> {
+  createdAt: Date
+  updatedAt: Date
 }
 
 export interface SkillRecord {
@@ -65,4 +74,15 @@ export interface SkillsStore {
   optimizeSearchIndex(): Promise<void>
   /** Writes the search index of every skill again from the rows (after `promptlib db copy`). */
   rebuildSearchIndex(): Promise<void>
+  /**
+   * The next skills after `cursor` (0 to start) in the order they were added, for an export: at
+   * most `limits.rows`, and no more than `limits.chars` characters of instructions unless a single
+   * skill has more. An empty page ends the export; `cursor` continues it.
+   */
+  exportSkills(
+    cursor: number,
+    filter: { category?: string },
+    limits: { rows: number; chars: number },
+    tx?: Tx,
+  ): Promise<{ skills: SkillExport[]; cursor: number }>
 }

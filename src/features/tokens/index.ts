@@ -4,6 +4,7 @@ import type { AccountsService } from '../accounts'
 import { createTokensService, type TokensService } from './service'
 import { sqliteTokensStore } from './store.sqlite'
 
+export { TokenSummary as TokenSummarySchema } from './model'
 export { looksLikePat, PAT_PREFIX } from './format'
 export { tokensRoutes } from './routes'
 export type { TokensService } from './service'

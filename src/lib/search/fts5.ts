@@ -13,7 +13,7 @@ const quote = (word: string) => `"${word.replaceAll('"', '""')}"`
  * read lazily like any other word. Typed words could only match a facet token by spelling its
  * hex code exactly, so no column filter is spent on keeping them apart.
  */
-export function ftsExpression(terms: SearchTerms, facets: string[] = [], completions?: readonly string[]): string {
+export function ftsExpression(terms: SearchTerms, facets: string[] = [], completions?: readonly string[], withoutFacetsOf: FacetKind[] = []): string {
   const lastIndex = terms.words.length - 1
   const parts = terms.words.map((w, i) => {
     if (!terms.prefix || i !== lastIndex) return quote(w)
@@ -23,22 +23,25 @@ export function ftsExpression(terms: SearchTerms, facets: string[] = [], complet
   })
   let expression = parts.join(' AND ')
   for (const facet of facets) expression += ` AND facets : ${quote(facet)}`
+  // A prefix of one letter within the facets column: every facet token of that kind, whatever its value.
+  for (const kind of withoutFacetsOf) expression += ` NOT facets : ${quote(kind)}*`
   return expression
 }
 
-export const categoryFacet = (id: string) => facetToken('c', id)
-export const subcategoryFacet = (id: string) => facetToken('s', id)
-export const tagFacet = (tag: string) => facetToken('t', tag)
-
 // Search filters become tokens in the index's `facets` column: a kind letter and the value's
 // UTF-8 bytes in hex, which the unicode61 tokenizer keeps as one token that no typed word matches.
+// Kinds: c category, s subcategory, t tag, y type. A prompt of the default type (text) has no
+// type token, so the prompts indexed before types existed need none: "text only" is "no y token".
+export type FacetKind = 'c' | 's' | 't' | 'y'
 const hex = (value: string) => Buffer.from(value, 'utf8').toString('hex')
-export const facetToken = (kind: 'c' | 's' | 't', value: string) => `${kind}${hex(value)}`
+export const facetToken = (kind: FacetKind, value: string) => `${kind}${hex(value)}`
 
-export function promptFacets(categoryId: string, subcategoryId: string | null, tags: readonly string[]): string {
+/** `type`: null for the default type, which has no token. */
+export function promptFacets(categoryId: string, subcategoryId: string | null, tags: readonly string[], type: string | null): string {
   const tokens = [facetToken('c', categoryId)]
   if (subcategoryId) tokens.push(facetToken('s', subcategoryId))
   for (const tag of tags) tokens.push(facetToken('t', tag))
+  if (type !== null) tokens.push(facetToken('y', type))
   return tokens.join(' ')
 }
 

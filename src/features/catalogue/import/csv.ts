@@ -1,24 +1,46 @@
-// The widely shared prompts.csv layout: `act,prompt` and optionally `for_devs,type,contributor`.
-// act → title, prompt → content (both trimmed, otherwise exact: the control characters of
-// prompts.chat's multi-file skills stay; NUL or bytes that are not UTF-8 refuse the row, naming
-// their line and field); rows land in --category, else `coding` when for_devs is TRUE, else
-// `general` (created when missing); `type` becomes a tag. A row's id is a UUID v5 of category +
-// title, so re-importing the file updates rows instead of duplicating them.
-import { normaliseTags, unstorable } from '../../../lib/text'
+// The widely shared prompts.csv layout: `act,prompt` and optionally `for_devs,type,contributor`,
+// plus the columns `promptlib export --format csv` writes (`id`, `description`, `category`,
+// `subcategory`, `tags`, `created_at`, `updated_at`). Read piece by piece, row by row, into the
+// file's one transaction: a bad row is refused alone; a wrong header or a quote that never closes
+// refuses the file. act → title, prompt → content (trimmed, unless the file is an export: it has
+// an `id` column and keeps them exactly); the control characters of prompts.chat's multi-file
+// skills stay; NUL or bytes that are not UTF-8 refuse the row, naming its line and field. Rows
+// land in their `category`, else --category, else `coding` when for_devs is TRUE, else `general`
+// (created when missing). A row's id is its `id`, else a UUID v5 of category + title, so
+// re-importing the file updates rows instead of duplicating them.
+import { isSlug, normaliseTags, unstorable, UUID } from '../../../lib/text'
 import type { PromptInput } from '../store'
-import { previewOf, uuidV5 } from '../text'
-import { type CsvRecord, parseCsv } from './csv-parse'
+import { DEFAULT_PROMPT_TYPE, previewOf, uuidV5 } from '../text'
+import { CsvParser, type CsvRecord, isCsvError } from './csv-parse'
 import { LIMITS } from './fields'
-import { newReport, type FileReport, type Progress } from './report'
+import { type FileImportOptions, FileRefused, importFile } from './file'
+import { addError, addWarning, type FileReport, newReport } from './report'
+import { type ByteSource, openByteSource } from './source'
 import type { ImportTarget } from './target'
+import { UuidSet } from './uuid-set'
+import { completeSequences, decodeUtf8 } from './utf8'
 
-const KNOWN_COLUMNS = ['act', 'prompt', 'for_devs', 'type', 'contributor']
+/** prompts.chat's columns, then those promptlib's export adds. */
+export const CSV_COLUMNS = [
+  'act',
+  'prompt',
+  'for_devs',
+  'type',
+  'contributor',
+  'id',
+  'description',
+  'category',
+  'subcategory',
+  'tags',
+  'created_at',
+  'updated_at',
+]
 
-export interface CsvImportOptions {
+export interface CsvImportOptions extends FileImportOptions {
+  /** the file's name in the report */
   file: string
+  source?: string
   category?: string
-  onProgress?: Progress
-  now?: number
 }
 
 /** The line of a character inside a record's field. */
@@ -31,84 +53,171 @@ function describe(content: string): string {
   return previewOf(first, 160)
 }
 
-export async function importPromptsCsv(target: ImportTarget, text: string, opts: CsvImportOptions): Promise<FileReport> {
-  const { file } = opts
-  const report = newReport(file, 'csv')
-  const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
-  const warn = (line: number | null, message: string) => report.warnings.push({ file, line, message })
+const timestamp = (value: string): number | null | undefined => {
+  if (value.trim() === '') return undefined
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN
+  return Number.isNaN(ms) ? null : ms
+}
 
-  const { records, errors } = parseCsv(text)
-  for (const e of errors) fail(e.line, e.message)
-  const [header, ...rows] = records
-  if (!header) {
-    if (report.errors.length === 0) fail(1, 'the file is empty; expected a header row with act,prompt')
+export async function importPromptsCsv(target: ImportTarget, path: string, opts: CsvImportOptions): Promise<FileReport> {
+  const report = newReport(opts.file, 'csv', opts.source)
+  let source: ByteSource
+  try {
+    source = await openByteSource(path)
+  } catch (error) {
+    report.refused = true
+    addError(report, null, `cannot read: ${(error as Error).message}`)
     return report
   }
-  if (header.fields.some((f) => unstorable(f, { fromBytes: true }))) {
-    fail(header.line, 'the header row contains NUL or bytes that are not valid UTF-8')
-    return report
+  report.bytes = source.size
+  try {
+    return await importRows(target, source, report, opts)
+  } finally {
+    await source.close()
   }
-  const columns = header.fields.map((f) => f.trim().toLowerCase())
-  const col = (name: string) => columns.indexOf(name)
-  const [act, prompt, forDevs, type] = [col('act'), col('prompt'), col('for_devs'), col('type')]
-  if (act === -1 || prompt === -1) {
-    fail(header.line, `the header must name the columns "act" and "prompt" (found: ${columns.join(', ') || 'nothing'})`)
-    return report
-  }
-  for (const c of columns) if (!KNOWN_COLUMNS.includes(c)) warn(header.line, `unknown column "${c}" ignored`)
+}
 
-  const parsed: { line: number; input: PromptInput }[] = []
-  const seen = new Map<string, number>()
-  for (const row of rows) {
-    if (row.fields.length === 1 && row.fields[0]!.trim() === '') continue // a blank line
-    if (row.fields.length !== columns.length) {
-      fail(row.line, `expected ${columns.length} fields, found ${row.fields.length}`)
-      continue
+async function importRows(target: ImportTarget, source: ByteSource, report: FileReport, opts: CsvImportOptions): Promise<FileReport> {
+  const fail = (line: number | null, message: string) => addError(report, line, message)
+  const warn = (line: number | null, message: string) => addWarning(report, line, message)
+  const seen = new UuidSet()
+  const ensured = new Set<string>()
+  /** subcategories known per category (a row's `subcategory` must exist) */
+  const outlines = new Map<string, Set<string>>()
+  let header: { columns: string[]; col: (name: string) => number; exact: boolean } | null = null
+  let records = 0
+  let bytes = 0
+
+  return importFile(target, report, opts, async (w) => {
+    const row = async (record: CsvRecord) => {
+      if (!header) {
+        if (record.fields.some((f) => unstorable(f, { fromBytes: true })))
+          throw new FileRefused(record.line, 'the header row contains NUL or bytes that are not valid UTF-8')
+        const columns = record.fields.map((f) => f.trim().toLowerCase())
+        const col = (name: string) => columns.indexOf(name)
+        if (col('act') === -1 || col('prompt') === -1)
+          throw new FileRefused(record.line, `the header must name the columns "act" and "prompt" (found: ${columns.join(', ') || 'nothing'})`)
+        for (const c of columns) if (!CSV_COLUMNS.includes(c)) warn(record.line, `unknown column "${c}" ignored`)
+        header = { columns, col, exact: col('id') !== -1 }
+        return
+      }
+      const { columns, col, exact } = header
+      if (record.fields.length === 1 && record.fields[0]!.trim() === '') return // a blank line
+      records++
+      opts.onProgress?.({ records, bytes, totalBytes: report.bytes })
+      const problems: [number, string][] = []
+      const refused = () => {
+        report.failed++
+        for (const [line, message] of problems) fail(line, message)
+      }
+      if (record.fields.length !== columns.length) {
+        problems.push([record.line, `expected ${columns.length} fields, found ${record.fields.length}`])
+        return refused()
+      }
+      const field = (name: string) => (col(name) === -1 ? '' : record.fields[col(name)]!)
+      // Any column: bytes that are not UTF-8 refuse the row; NUL only where it would be stored.
+      record.fields.forEach((value, k) => {
+        const stored = ['act', 'prompt', 'description'].includes(columns[k]!)
+        const bad = unstorable(value, { nul: stored, fromBytes: true })
+        if (bad) problems.push([lineWithin(record, k, bad.index), `"${columns[k]}" ${bad.problem}`])
+      })
+      if (problems.length > 0) return refused()
+      const title = exact ? field('act') : field('act').trim()
+      const content = exact ? field('prompt') : field('prompt').trim()
+      if (title.trim() === '') problems.push([record.line, '"act" (the title) is empty'])
+      else if (title.length > LIMITS.title) problems.push([record.line, `"act" is longer than ${LIMITS.title} characters`])
+      if (content.trim() === '') problems.push([record.line, '"prompt" (the content) is empty'])
+      else if (content.length > LIMITS.content)
+        problems.push([record.line, `"prompt" is longer than ${LIMITS.content.toLocaleString('en-US')} characters`])
+      const devFlag = field('for_devs').trim().toLowerCase()
+      if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false')
+        warn(record.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
+      const categoryColumn = field('category').trim()
+      const categoryId = opts.category ?? (categoryColumn || (devFlag === 'true' ? 'coding' : 'general'))
+      if (!isSlug(categoryId))
+        problems.push([record.line, `"category" must be a slug: lowercase letters, digits and single hyphens (got "${categoryId}")`])
+      const subcategoryId = field('subcategory').trim() || null
+      if (subcategoryId !== null && !isSlug(subcategoryId)) problems.push([record.line, `"subcategory" must be a slug (got "${subcategoryId}")`])
+      const type = field('type').trim().toLowerCase() || DEFAULT_PROMPT_TYPE
+      if (!isSlug(type) || type.length > LIMITS.type)
+        problems.push([record.line, `"type" must be a word such as TEXT, STRUCTURED or IMAGE (got "${type.slice(0, 40)}")`])
+      const idColumn = field('id').trim().toLowerCase()
+      if (idColumn !== '' && !UUID.test(idColumn)) problems.push([record.line, '"id" must be a UUID such as 3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f'])
+      const createdAt = timestamp(field('created_at'))
+      const updatedAt = timestamp(field('updated_at'))
+      for (const [name, value] of [
+        ['created_at', createdAt],
+        ['updated_at', updatedAt],
+      ] as const)
+        if (value === null) problems.push([record.line, `"${name}" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z`])
+      const description = col('description') === -1 ? describe(content) : field('description')
+      if (description.length > LIMITS.description) problems.push([record.line, `"description" is longer than ${LIMITS.description} characters`])
+      const tags = normaliseTags(field('tags').split(','))
+      if (tags.length > LIMITS.tags) warn(record.line, `more than ${LIMITS.tags} tags; the first ${LIMITS.tags} kept`)
+      if (problems.length > 0) return refused()
+
+      if (!ensured.has(categoryId)) {
+        await w.ensureCategory(categoryId)
+        ensured.add(categoryId)
+        outlines.set(categoryId, (await target.catalogue.categoryOutline([categoryId], w.tx)).get(categoryId) ?? new Set())
+      }
+      if (subcategoryId !== null && !outlines.get(categoryId)!.has(subcategoryId)) {
+        problems.push([record.line, `category "${categoryId}" has no subcategory "${subcategoryId}" (import the catalogue's categories first)`])
+        return refused()
+      }
+      const id = idColumn || uuidV5(`${categoryId}\n${title}`)
+      const earlier = seen.add(id, record.line)
+      if (earlier !== null) {
+        warn(
+          record.line,
+          idColumn
+            ? `the id ${id} already appears on line ${earlier}; this row replaces it`
+            : `the title "${title}" already appears on line ${earlier}; this row replaces it`,
+        )
+      }
+      const input: PromptInput = {
+        id,
+        title,
+        description,
+        categoryId,
+        subcategoryId,
+        tags: tags.slice(0, LIMITS.tags),
+        type,
+        content,
+        createdAt: createdAt ?? undefined,
+        updatedAt: updatedAt ?? undefined,
+      }
+      await w.prompt(input)
     }
-    // Any column: bytes that are not UTF-8 refuse the row; NUL only where it would be stored.
-    let refused = false
-    row.fields.forEach((value, k) => {
-      const bad = unstorable(value, { nul: k === act || k === prompt, fromBytes: true })
-      if (bad) fail(lineWithin(row, k, bad.index), `"${columns[k]}" ${bad.problem}`)
-      refused ||= bad !== null
-    })
-    if (refused) continue
-    const title = row.fields[act]!.trim()
-    const content = row.fields[prompt]!.trim()
-    if (title === '') fail(row.line, '"act" (the title) is empty')
-    else if (title.length > LIMITS.title) fail(row.line, `"act" is longer than ${LIMITS.title} characters`)
-    if (content === '') fail(row.line, '"prompt" (the content) is empty')
-    else if (content.length > LIMITS.content) fail(row.line, `"prompt" is longer than ${LIMITS.content.toLocaleString('en-US')} characters`)
-    if (title === '' || content === '' || title.length > LIMITS.title || content.length > LIMITS.content) continue
 
-    const devFlag = forDevs === -1 ? '' : row.fields[forDevs]!.trim().toLowerCase()
-    if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false')
-      warn(row.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
-    const categoryId = opts.category ?? (devFlag === 'true' ? 'coding' : 'general')
-    const id = uuidV5(`${categoryId}\n${title}`)
-    const earlier = seen.get(id)
-    if (earlier !== undefined) warn(row.line, `the title "${title}" already appears on line ${earlier}; this row replaces it`)
-    seen.set(id, row.line)
-    const tags = type === -1 ? [] : normaliseTags([row.fields[type]!])
-    parsed.push({ line: row.line, input: { id, title, description: describe(content), categoryId, subcategoryId: null, tags, content } })
-  }
-  if (report.errors.length > 0) return report
-
-  // A later row with the same title replaces the earlier one.
-  const latest = new Map(parsed.map((p) => [p.input.id, p]))
-  const now = opts.now ?? Date.now()
-  const inputs = [...latest.values()].map((p) => p.input)
-  const bumped = await target.transaction(async (tx) => {
-    let changed = false
-    for (const categoryId of new Set(inputs.map((p) => p.categoryId)))
-      changed = (await target.catalogue.ensureCategory(categoryId, now, tx)) || changed
-    const progress = (done: number) => done < inputs.length && opts.onProgress?.(done, inputs.length)
-    for (const outcome of await target.catalogue.upsertPrompts(inputs, now, tx, progress)) report[outcome]++
-    opts.onProgress?.(inputs.length, inputs.length)
-    if (!changed && report.created + report.updated === 0) return false
-    await target.catalogue.bumpRevision(tx)
-    return true
+    const parser = new CsvParser()
+    const feed = async (text: string, last: boolean) => {
+      for (const item of parser.push(text, last)) {
+        if (!isCsvError(item)) await row(item)
+        else if (item.fatal) throw new FileRefused(item.line, item.message)
+        else {
+          report.failed++
+          fail(item.line, item.message)
+        }
+      }
+    }
+    // Bytes are decoded piece by piece; a character cut between two pieces waits for the next.
+    let carry = new Uint8Array(0)
+    for (let piece = await source.next(); piece !== null; piece = await source.next()) {
+      bytes += piece.length
+      const joined = carry.length === 0 ? piece : concat(carry, piece)
+      const whole = completeSequences(joined)
+      carry = joined.slice(whole)
+      await feed(decodeUtf8(joined.subarray(0, whole)), false)
+    }
+    await feed(decodeUtf8(carry), true)
+    if (!header) throw new FileRefused(1, 'the file is empty; expected a header row with act,prompt')
   })
-  if (bumped) await target.committed()
-  return report
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
 }

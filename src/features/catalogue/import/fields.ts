@@ -2,6 +2,7 @@
 // first, so a file's report lists all of them. A lone surrogate anywhere in a record (a "\ud800"
 // escape without its pair) refuses it: no text column can store one.
 import { cleanText, isSlug, normaliseTags, SLUG_MAX, unstorable } from '../../../lib/text'
+import { DEFAULT_PROMPT_TYPE } from '../text'
 
 export const LIMITS = {
   title: 200,
@@ -11,6 +12,7 @@ export const LIMITS = {
   icon: 16,
   content: 5_000_000,
   tags: 20,
+  type: 32,
 } as const
 
 /** Skill names that are path segments of the API: /api/skills/search is the search endpoint. */
@@ -123,6 +125,22 @@ export class RecordReader {
       return undefined
     }
     return ms
+  }
+
+  /**
+   * A prompt's type: absent → text; otherwise a word such as TEXT, STRUCTURED or IMAGE (prompts.chat's
+   * values), stored in lower case.
+   */
+  promptType(key: string): string {
+    const value = this.record[key]
+    if (value === undefined || value === null) return DEFAULT_PROMPT_TYPE
+    const type = typeof value === 'string' ? value.trim().toLowerCase() : ''
+    if (type === '') return DEFAULT_PROMPT_TYPE
+    if (!isSlug(type) || type.length > LIMITS.type) {
+      this.fail(`"${key}" must be a word such as TEXT, STRUCTURED or IMAGE (letters, digits and hyphens, at most ${LIMITS.type})`)
+      return DEFAULT_PROMPT_TYPE
+    }
+    return type
   }
 
   /** A flat object of string values (SKILL.md `metadata`). */

@@ -3,62 +3,54 @@
 import { existsSync } from 'node:fs'
 import { extname } from 'node:path'
 import { importPromptsCsv } from './csv'
-import { importCatalogueText } from './json'
-import { newReport, type FileReport, type Progress } from './report'
+import type { FileImportOptions } from './file'
+import { importCatalogueFile } from './json'
+import { addError, type FileReport, newReport, type Progress } from './report'
 import { importSkillFolder, isDirectory, skillFolders } from './skills-folder'
 import type { ImportTarget } from './target'
-import { readUtf8File } from './utf8'
 
 export interface ImportOptions {
   category?: string
-  /** called with the file being imported and its progress */
-  onProgress?: (file: string, done: number, total: number) => void
+  /** validate and count everything, then roll back: nothing is written */
+  dryRun?: boolean
+  /** how far the file being imported is (a folder of skills: files done of all) */
+  onProgress?: (file: string, progress: Progress) => void
+}
+
+/** A report for a path that could not be imported at all. */
+const unreadable = (path: string, kind: FileReport['kind'], message: string) => {
+  const report = newReport(path, kind)
+  report.refused = true
+  addError(report, null, message)
+  return report
 }
 
 export async function importPaths(target: ImportTarget, paths: string[], opts: ImportOptions = {}): Promise<FileReport[]> {
   const reports: FileReport[] = []
   for (const path of paths) {
-    const progress: Progress = (done, total) => opts.onProgress?.(path, done, total)
+    const common: FileImportOptions & { file: string; source: string } = {
+      file: path,
+      source: path,
+      dryRun: opts.dryRun,
+      onProgress: (progress) => opts.onProgress?.(path, progress),
+    }
     if (!existsSync(path)) {
-      const report = newReport(path, 'unknown')
-      report.errors.push({ file: path, line: null, message: 'no such file or folder' })
-      reports.push(report)
+      reports.push(unreadable(path, 'unknown', 'no such file or folder'))
       continue
     }
     if (isDirectory(path)) {
       const folders = skillFolders(path)
-      if (folders.length === 0) {
-        const report = newReport(path, 'skill')
-        report.errors.push({ file: path, line: null, message: 'no SKILL.md in this folder or in its subfolders' })
-        reports.push(report)
-      }
+      if (folders.length === 0) reports.push(unreadable(path, 'skill', 'no SKILL.md in this folder or in its subfolders'))
       for (const [i, folder] of folders.entries()) {
-        reports.push(await importSkillFolder(target, folder, { category: opts.category }))
-        progress(i + 1, folders.length)
+        reports.push(await importSkillFolder(target, folder, { category: opts.category, dryRun: opts.dryRun, source: path }))
+        opts.onProgress?.(path, { records: i + 1, bytes: i + 1, totalBytes: folders.length })
       }
       continue
     }
     const extension = extname(path).toLowerCase()
-    if (extension !== '.json' && extension !== '.csv') {
-      const report = newReport(path, 'unknown')
-      report.errors.push({ file: path, line: null, message: 'unsupported file type: expected .json, .csv or a folder of skills' })
-      reports.push(report)
-      continue
-    }
-    let text: string
-    try {
-      text = readUtf8File(path)
-    } catch (error) {
-      const report = newReport(path, extension === '.json' ? 'json' : 'csv')
-      report.errors.push({ file: path, line: null, message: `cannot read: ${(error as Error).message}` })
-      reports.push(report)
-      continue
-    }
-    reports.push(
-      extension === '.json'
-        ? await importCatalogueText(target, text, { file: path, onProgress: progress })
-        : await importPromptsCsv(target, text, { file: path, category: opts.category, onProgress: progress }),
-    )
+    if (extension === '.json') reports.push(await importCatalogueFile(target, path, common))
+    else if (extension === '.csv') reports.push(await importPromptsCsv(target, path, { ...common, category: opts.category }))
+    else reports.push(unreadable(path, 'unknown', 'unsupported file type: expected .json, .csv or a folder of skills'))
   }
   return reports
 }

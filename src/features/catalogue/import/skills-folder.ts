@@ -10,7 +10,8 @@ import { basename, join, relative, sep } from 'node:path'
 import { parseDocument } from 'yaml'
 import { cleanText, isSlug, normaliseTags, unstorable } from '../../../lib/text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
-import { newReport, type FileReport } from './report'
+import { type FileImportOptions, importFile } from './file'
+import { addError, addWarning, type FileReport, newReport } from './report'
 import type { ImportTarget, SkillInput } from './target'
 import { invalidBytes, readUtf8File } from './utf8'
 
@@ -41,7 +42,7 @@ function listFiles(folder: string, report: FileReport, file: string): string[] {
   }
   walk(folder)
   if (out.length > MAX_FILES) {
-    report.warnings.push({ file, line: null, message: `more than ${MAX_FILES} files in the skill folder; the first ${MAX_FILES} listed` })
+    addWarning(report, null, `more than ${MAX_FILES} files in the skill folder; the first ${MAX_FILES} listed`)
     return out.slice(0, MAX_FILES)
   }
   return out
@@ -64,37 +65,50 @@ export function splitAllowedTools(value: string): string[] {
   return tools
 }
 
-export async function importSkillFolder(target: ImportTarget, folder: string, opts: { category?: string; now?: number } = {}): Promise<FileReport> {
+/**
+ * One skill folder: its SKILL.md is one record (refused alone, so its file writes nothing) in a
+ * transaction of its own.
+ */
+export async function importSkillFolder(
+  target: ImportTarget,
+  folder: string,
+  opts: FileImportOptions & { category?: string; source?: string } = {},
+): Promise<FileReport> {
   const file = join(folder, SKILL_FILE)
-  const report = newReport(file, 'skill')
-  const fail = (line: number | null, message: string) => report.errors.push({ file, line, message })
-  const warn = (line: number | null, message: string) => report.warnings.push({ file, line, message })
+  const report = newReport(file, 'skill', opts.source)
+  const fail = (line: number | null, message: string) => addError(report, line, message)
+  const warn = (line: number | null, message: string) => addWarning(report, line, message)
+  const refused = () => {
+    report.failed = 1
+    return report
+  }
 
   let text: string
   try {
     text = readUtf8File(file)
   } catch (error) {
     fail(null, `cannot read: ${(error as Error).message}`)
-    return report
+    return refused()
   }
+  report.bytes = Buffer.byteLength(text)
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   const bytes = invalidBytes(text)
   for (const { line, column } of bytes) fail(line, `column ${column}: bytes that are not valid UTF-8 (the file must be UTF-8)`)
-  if (bytes.length > 0) return report
+  if (bytes.length > 0) return refused()
   const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text)
   if (!match) {
     fail(1, 'SKILL.md must start with YAML front matter between two "---" lines')
-    return report
+    return refused()
   }
   const doc = parseDocument(match[1]!, { prettyErrors: false, uniqueKeys: true })
   if (doc.errors.length > 0) {
     for (const e of doc.errors) fail(e.linePos?.[0] ? e.linePos[0].line + 1 : 2, `front matter is not valid YAML: ${e.message.split('\n')[0]}`)
-    return report
+    return refused()
   }
   const front: unknown = doc.toJS()
   if (!isRecord(front)) {
     fail(2, 'the front matter must be a YAML mapping (key: value lines)')
-    return report
+    return refused()
   }
   // Line of a front-matter key, for messages (line 1 is the opening ---).
   const keyLine = (key: string) => {
@@ -143,7 +157,7 @@ export async function importSkillFolder(target: ImportTarget, folder: string, op
   const bodyLine = match[0].split('\n').length // the line after the closing ---
   const bodyNul = unstorable(body, { surrogates: false })
   if (bodyNul) fail(bodyLine + (body.slice(0, bodyNul.index).match(/\n/g)?.length ?? 0), `"instructions" ${bodyNul.problem}`)
-  if (report.errors.length > 0) return report
+  if (report.errors.length > 0) return refused()
 
   let category = opts.category ?? metadata?.category ?? 'general'
   if (!isSlug(category)) {
@@ -166,10 +180,7 @@ export async function importSkillFolder(target: ImportTarget, folder: string, op
     files: listFiles(folder, report, file),
     instructions: body,
   }
-  const now = opts.now ?? Date.now()
-  const [outcome] = await target.transaction((tx) => target.skills.upsertSkills([skill], now, tx))
-  report[outcome!]++
-  return report
+  return importFile(target, report, opts, (w) => w.skill(skill))
 }
 
 export const isDirectory = (path: string) => {

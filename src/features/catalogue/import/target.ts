@@ -9,11 +9,13 @@ export interface ImportTarget {
   transaction<T>(fn: (tx: Tx) => Promise<T>, tx?: Tx): Promise<T>
   catalogue: Pick<CatalogueStore, 'categoryOutline' | 'upsertCategory' | 'ensureCategory' | 'upsertSubcategory' | 'upsertPrompts' | 'bumpRevision'>
   skills: Pick<SkillsService, 'upsertSkills'>
+  /**
+   * Many prompts follow in `tx` (a large file): the search index may leave merging its pieces to
+   * the optimize that follows a large import. Returns the undo, run before `tx` ends.
+   */
+  deferIndexMerges(tx: Tx): Promise<() => Promise<void>>
   /** After a transaction that moved the catalogue revision committed: this process's answers show it at once. */
   committed(): Promise<void>
 }
-
-/** Skills per store call. */
-export const BATCH = 1000
 
 export type { SkillInput }

@@ -14,9 +14,44 @@ export function readUtf8File(path: string): string {
 }
 
 export function decodeUtf8(bytes: Uint8Array): string {
+  return strictUtf8(bytes) ?? lenientUtf8(bytes)
+}
+
+/** The text of bytes that are all UTF-8, or null. */
+export function strictUtf8(bytes: Uint8Array): string | null {
   try {
     return strict.decode(bytes)
-  } catch {}
+  } catch {
+    return null
+  }
+}
+
+/** Index of the first byte that is not part of well-formed UTF-8, or -1. */
+export function firstInvalidByte(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const length = sequenceLength(bytes, i)
+    if (length === 0) return i
+    i += length
+  }
+  return -1
+}
+
+/** Bytes [0, n) of which end with a whole UTF-8 sequence: what may be decoded before more bytes come. */
+export function completeSequences(bytes: Uint8Array): number {
+  // A sequence is at most 4 bytes: look back for the last lead byte and see whether it is whole.
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back]!
+    if (b < 0x80) return bytes.length // ASCII: whole
+    if (b >= 0xc0) {
+      const needed = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2
+      return needed > back ? bytes.length - back : bytes.length
+    }
+  }
+  return bytes.length
+}
+
+/** decodeUtf8 for bytes known not to be all UTF-8. */
+export function lenientUtf8(bytes: Uint8Array): string {
   let out = ''
   let run = 0 // start of the current run of valid UTF-8
   for (let i = 0; i < bytes.length; ) {

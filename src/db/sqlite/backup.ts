@@ -1,0 +1,143 @@
+// `promptlib backup` and `promptlib restore` on SQLite (docs/operations.md).
+//
+// Backup is `VACUUM INTO`: one read transaction on the live database, so the copy is the
+// committed state of one moment while a server keeps reading and writing (WAL: readers and the
+// writer never wait for it). The database is opened as it is, without migrating it: a backup
+// taken before an upgrade must be the old version. The copy is written beside the target and
+// renamed into place once checked, created 0600 (it holds password and token hashes).
+//
+// Restore puts a backup in place of the database. SQLite leaves WAL mode only when no other
+// connection has the database open, so asking for it tells whether a server (or an import) has it
+// open: then nothing is touched. Otherwise an exclusive lock keeps anyone from opening it during
+// the swap, and the replaced database is kept beside it.
+import { Database, SQLiteError } from 'bun:sqlite'
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, copyFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { EMBEDDED_MIGRATIONS } from './migrations.gen'
+
+export class BackupError extends Error {}
+
+export interface BackupResult {
+  bytes: number
+  seconds: number
+}
+
+/** A file that does not exist yet, 0600, empty (what VACUUM INTO accepts). */
+function createEmptyPrivate(file: string): void {
+  closeSync(openSync(file, 'wx', 0o600))
+}
+
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** What a promptlib database says about itself: its migrations, and whether it is whole. */
+function inspect(file: string): { migrations: number; ok: boolean; problem?: string } {
+  let db: Database
+  try {
+    db = new Database(file, { readonly: true })
+  } catch (error) {
+    return { migrations: 0, ok: false, problem: (error as Error).message }
+  }
+  try {
+    const check = db.query<{ quick_check: string }, []>('PRAGMA quick_check').all()
+    const whole = check.length === 1 && check[0]!.quick_check === 'ok'
+    if (!whole) return { migrations: 0, ok: false, problem: check.map((r) => r.quick_check).join('; ') }
+    const table = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE name = '__drizzle_migrations'").get()!
+    if (table.n === 0) return { migrations: 0, ok: false, problem: 'not a promptlib database (no migration history)' }
+    return { migrations: db.query<{ n: number }, []>('SELECT count(*) AS n FROM __drizzle_migrations').get()!.n, ok: true }
+  } catch (error) {
+    return { migrations: 0, ok: false, problem: (error as Error).message }
+  } finally {
+    db.close()
+  }
+}
+
+export function backupDatabase(file: string, target: string, { lockTimeoutMs }: { lockTimeoutMs: number }): BackupResult {
+  const started = performance.now()
+  if (!existsSync(file)) throw new BackupError(`no database at ${file} (is DATA_DIR right?)`)
+  if (existsSync(target)) throw new BackupError(`${target} already exists; choose a new name (a backup never overwrites a file)`)
+  const partial = join(dirname(target), `.${basename(target)}.partial`)
+  rmSync(partial, { force: true })
+  createEmptyPrivate(partial)
+  const db = new Database(file, { readwrite: true, create: false })
+  try {
+    db.run(`PRAGMA busy_timeout = ${lockTimeoutMs}`)
+    db.query('VACUUM INTO ?').run(partial)
+  } catch (error) {
+    rmSync(partial, { force: true })
+    throw error
+  } finally {
+    db.close()
+  }
+  const copy = inspect(partial)
+  if (!copy.ok) {
+    rmSync(partial, { force: true })
+    throw new BackupError(`the copy did not check out (${copy.problem}); nothing written`)
+  }
+  fsyncFile(partial)
+  renameSync(partial, target)
+  return { bytes: statSync(target).size, seconds: (performance.now() - started) / 1000 }
+}
+
+export interface RestoreResult {
+  /** where the database that was replaced now is (null: there was none) */
+  replaced: string | null
+}
+
+const stamp = () =>
+  new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+
+export function restoreDatabase(backup: string, file: string): RestoreResult {
+  if (!existsSync(backup)) throw new BackupError(`no such file: ${backup}`)
+  const found = inspect(backup)
+  if (!found.ok) throw new BackupError(`${backup} cannot be restored: ${found.problem}`)
+  if (found.migrations > EMBEDDED_MIGRATIONS.length)
+    throw new BackupError(
+      `${backup} comes from a newer promptlib (${found.migrations} migrations, this one knows ${EMBEDDED_MIGRATIONS.length}); restore it with that version`,
+    )
+
+  const incoming = join(dirname(file), `.${basename(file)}.restoring`)
+  rmSync(incoming, { force: true })
+  copyFileSync(backup, incoming)
+  fsyncFile(incoming)
+
+  if (!existsSync(file)) {
+    renameSync(incoming, file)
+    return { replaced: null }
+  }
+  const live = new Database(file, { readwrite: true, create: false })
+  try {
+    let alone: boolean
+    try {
+      // Leaving WAL mode needs the database to itself (and checkpoints the log into the file).
+      alone = live.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode === 'delete'
+    } catch (error) {
+      if (!(error instanceof SQLiteError)) throw error
+      alone = false
+    }
+    if (!alone) {
+      rmSync(incoming, { force: true })
+      throw new BackupError(`${file} is open in another process (a running server or an import); stop it, then restore`)
+    }
+    // Nobody may open it until the swap is done.
+    live.run('PRAGMA locking_mode = EXCLUSIVE')
+    live.run('BEGIN EXCLUSIVE')
+    const replaced = `${file}.before-restore-${stamp()}`
+    renameSync(file, replaced)
+    renameSync(incoming, file)
+    for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true })
+    live.run('ROLLBACK')
+    return { replaced }
+  } finally {
+    live.close()
+  }
+}
