@@ -8,7 +8,7 @@ import type { Logger } from '../../log'
 import type { AccountsService } from '../accounts'
 import type { MailService } from '../mail'
 import { paypalProvider } from './providers/paypal'
-import { cardProviderOnFirstCall } from './providers/on-first-call'
+import { deferredCardProvider } from './providers/deferred'
 import { type BillingService, createBillingService } from './service'
 import { sqliteBillingStore } from './store.sqlite'
 
@@ -37,7 +37,7 @@ export function createBilling(deps: {
     transaction: (fn) => storage.transaction(fn),
     accounts,
     mail,
-    card: stripe ? cardProviderOnFirstCall(async () => (await import('./providers/stripe')).stripeProvider(stripe, log)) : null,
+    card: stripe ? deferredCardProvider(async () => (await import('./providers/stripe')).stripeProvider(stripe, log)) : null,
     wallet: config.paypal ? paypalProvider(config.paypal, log) : null,
     settings: {
       publicUrl: config.publicUrl,

@@ -24,8 +24,8 @@ function domainOf(from: string): string {
 }
 
 export function smtpTransport(url: string, from: string, timeoutMs: number): MailTransport {
-  // nodemailer is loaded with the first message: ~20 MB of an idle server's memory otherwise
-  // (scripts/bench.ts --binary, idle RSS), for a server that may send a message a day.
+  // nodemailer (~20 MB of memory) is loaded only when SMTP_URL is set: a moment after start-up
+  // (loading blocks the event loop for tens of milliseconds), or with an earlier first message.
   let transporter: Promise<Transporter> | null = null
   let closed = false
   const open = () =>
@@ -40,6 +40,7 @@ export function smtpTransport(url: string, from: string, timeoutMs: number): Mai
         socketTimeout: timeoutMs,
       }),
     ))
+  setTimeout(() => void open().catch(() => {}), 500).unref()
   const domain = domainOf(from)
   return {
     kind: 'smtp',
