@@ -10,6 +10,7 @@ import { createFavorites, favoritesRoutes } from './features/favorites'
 import { healthRoutes } from './features/health'
 import { createOAuth, oauthRoutes } from './features/oauth'
 import { createMail, type MailTransport } from './features/mail'
+import { createMcp, mcpRoutes } from './features/mcp'
 import { createOptimizer, optimizerRoutes } from './features/optimizer'
 import { createSkills, skillsRoutes } from './features/skills'
 import { createTokens, looksLikePat, tokensRoutes } from './features/tokens'
@@ -62,6 +63,7 @@ export function createApp({
   const optimizer = createOptimizer({ storage, usage, log, config, shutdown, registerInstance })
   const mail = createMail({ storage, config, log, transport: mailTransport })
   const billing = createBilling({ storage, config, accounts, mail, log })
+  const mcp = createMcp({ catalogue, skills, favorites, optimizer, log })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
@@ -80,6 +82,7 @@ export function createApp({
     .use(skillsRoutes({ skills, guard }))
     .use(favoritesRoutes({ favorites, guard }))
     .use(billingRoutes({ billing, guard }))
+    .use(mcpRoutes({ mcp, authenticate, corsOrigins: config.corsOrigins }))
 
   /** The periodic work of every feature (db/jobs.ts runs them; on PostgreSQL one instance at a time). */
   const jobs: Job[] = [
@@ -110,7 +113,7 @@ export function createApp({
   return {
     api,
     handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }),
-    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing },
+    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing, mcp },
     jobs,
     start,
     stop,

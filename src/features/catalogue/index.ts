@@ -15,7 +15,9 @@ import { sqliteCatalogueStore } from './store.sqlite'
 
 export { catalogueRoutes } from './routes'
 export { formatIssue, type FileReport, type ImportIssue } from './import/report'
+export { CategoryView as CategoryViewSchema, SearchHit as SearchHitSchema, Variable as VariableSchema } from './model'
 export type { CategoryView, Prompt, PromptSummary } from './model'
+export { fillVariables, type FillProblem } from './text'
 export type { Caller } from './service'
 
 export function createCatalogue({ storage, usage, skills }: { storage: Storage; usage: Pick<UsageService, 'consume'>; skills: SkillsService }) {

@@ -6,6 +6,7 @@ import { sqliteFavoritesStore } from './store.sqlite'
 import { pgFavoritesStore } from './store.pg'
 
 export { favoritesRoutes } from './routes'
+export { Added as AddedSchema, Favorite as FavoriteSchema } from './model'
 export type { FavoritesService } from './service'
 
 export function createFavorites({ storage, catalogue }: { storage: Storage; catalogue: Pick<CatalogueService, 'promptTitles'> }): FavoritesService {

@@ -13,6 +13,9 @@ import { sqliteOptimizerStore } from './store.sqlite'
 import { pgOptimizerStore } from './store.pg'
 
 export { optimizerRoutes } from './routes'
+export { parseOptimizeBody } from './input'
+export { PROMPT_MAX_CHARS, TARGET_MODEL_MAX_CHARS } from './model'
+export { MODE_IDS, OPTIMIZATION_MODES, type OptimizationMode } from './modes'
 export type { OptimizerService } from './service'
 
 const HOUR = 60 * 60 * 1000

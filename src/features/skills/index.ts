@@ -6,6 +6,7 @@ import { sqliteSkillsStore } from './store.sqlite'
 import { pgSkillsStore } from './store.pg'
 
 export { skillsRoutes } from './routes'
+export { Skill as SkillSchema, SkillHit as SkillHitSchema } from './model'
 export type { SkillsService } from './service'
 export type { Outcome as SkillOutcome, SkillInput } from './store'
 
