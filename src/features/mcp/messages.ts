@@ -2,7 +2,13 @@
 // request or notification, or a non-empty batch of them. The SDK's transport would answer
 // some of these itself (an empty batch with 202, a response message with 202) or in a body of its
 // own; here every one is a problem+json 422 naming what is wrong, like any other invalid body.
-import { type JSONRPCNotification, JSONRPCNotificationSchema, type JSONRPCRequest, JSONRPCRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  InitializeRequestSchema,
+  type JSONRPCNotification,
+  JSONRPCNotificationSchema,
+  type JSONRPCRequest,
+  JSONRPCRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { type FieldError, validationFailed } from '../../http/problem'
 
 /** What a POST may carry. */
@@ -28,8 +34,11 @@ function check(value: unknown, at: string, errors: FieldError[]): ClientMessage 
     return null
   }
   const parsed = ('id' in message ? JSONRPCRequestSchema : JSONRPCNotificationSchema).safeParse(message)
-  if (parsed.success) return parsed.data
-  for (const issue of parsed.error.issues.slice(0, 5)) {
+  // The handshake is the SDK's own handler, which would answer malformed params as an internal
+  // error: checked here instead (every other method's params are checked by its handler).
+  const params = parsed.success && message.method === 'initialize' ? InitializeRequestSchema.safeParse(message) : parsed
+  if (parsed.success && params.success) return parsed.data
+  for (const issue of (params.success ? parsed : params).error!.issues.slice(0, 5)) {
     const path = issue.path.length > 0 ? `${at}/${issue.path.join('/')}` : at || '/'
     errors.push({ path, message: issue.code === 'unrecognized_keys' ? `has unknown members: ${issue.keys.join(', ')}` : issue.message })
   }

@@ -18,13 +18,20 @@ type Skill = Awaited<ReturnType<SkillsService['get']>>
 
 export const skillUri = (id: string) => `skill://${id}/SKILL.md`
 
-/** The skill's SKILL.md again: its front matter (the keys the importer reads) and its instructions. */
+/**
+ * The skill's SKILL.md again: its front matter (the keys the importer reads, category and tags
+ * in `metadata` as the importer takes them) and its instructions. Imported again, it gives the
+ * same skill.
+ */
 export function skillMarkdown(skill: Skill): string {
   const front: Record<string, unknown> = { name: skill.name, description: skill.description }
   if (skill.license !== null) front.license = skill.license
   if (skill.compatibility !== null) front.compatibility = skill.compatibility
   if (skill.allowed_tools.length > 0) front['allowed-tools'] = skill.allowed_tools.join(' ')
-  if (skill.metadata !== null) front.metadata = skill.metadata
+  const metadata: Record<string, string> = { ...skill.metadata, category: skill.category }
+  if (skill.tags.length > 0) metadata.tags = skill.tags.join(', ')
+  else delete metadata.tags
+  front.metadata = metadata
   return `---\n${stringify(front, { lineWidth: 0 })}---\n${skill.instructions}`
 }
 
