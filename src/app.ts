@@ -12,6 +12,7 @@ import { createOAuth, oauthRoutes } from './features/oauth'
 import { createMail, type MailTransport } from './features/mail'
 import { createMcp, mcpRoutes } from './features/mcp'
 import { createOptimizer, optimizerRoutes } from './features/optimizer'
+import { siteConfig, siteConfigRoutes } from './features/site-config'
 import { createSkills, skillsRoutes } from './features/skills'
 import { createTokens, looksLikePat, tokensRoutes } from './features/tokens'
 import { createUsage, userSubject } from './features/usage'
@@ -21,6 +22,7 @@ import { JwtCodec } from './http/jwt'
 import { apiDocs } from './http/openapi'
 import { plumbing } from './http/plumbing'
 import type { Logger } from './log'
+import { createWebApp } from './web'
 
 const HOUR = 60 * 60 * 1000
 
@@ -52,8 +54,6 @@ export function createApp({
     jwt: new JwtCodec(jwtSecret),
     hasher: new PasswordHasher(config.passwordHash),
     usage,
-    // oauth is built below (it needs accounts); the profile asks it only when a request comes.
-    linkedProviders: (userId) => oauth.providersOf(userId),
   })
   const tokens = createTokens(storage, accounts)
   const oauth = createOAuth({ storage, config, jwtSecret, accounts, tokens, log })
@@ -74,6 +74,7 @@ export function createApp({
     .use(plumbing({ log }))
     .use(apiDocs())
     .use(healthRoutes(storage))
+    .use(siteConfigRoutes(siteConfig(config)))
     .use(accountsRoutes({ accounts, usage, guard, authRateLimit: config.authRateLimit }))
     .use(tokensRoutes({ tokens, guard }))
     .use(oauthRoutes({ oauth, publicUrl: config.publicUrl }))
@@ -103,7 +104,7 @@ export function createApp({
     await optimizer.unregisterProcess()
   }
 
-  // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API.
+  // `handle` is what the server calls: the edge (request ids, CORS, access log) around the API and the web app.
   const edgeApp = {
     fetch: (request: Request) => api.fetch(request),
     get routes() {
@@ -112,7 +113,7 @@ export function createApp({
   }
   return {
     api,
-    handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins }),
+    handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins, web: createWebApp() }),
     services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing, mcp },
     jobs,
     start,

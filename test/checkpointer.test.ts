@@ -8,13 +8,13 @@ import { startBackgroundCheckpoints } from '../src/db/sqlite/checkpointer'
 import { DATABASE_FILE, openDatabase } from '../src/db/sqlite/client'
 import { WAL_RESTART_ABOVE_BYTES } from '../src/db/sqlite/wal'
 import { createMemoryLogger } from '../src/log'
-import { GOOD_PASSWORD, tempDir } from './support/app'
+import { GOOD_PASSWORD, tempDir, TEST_ENGINE } from './support/app'
 import { startServer } from './support/process'
 
 const autocheckpoint = (db: ReturnType<typeof openDatabase>) =>
   (db.$client.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
 
-describe('background checkpoints', () => {
+describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: background checkpoints', () => {
   test('the serving connection stops checkpointing; the worker copies the log into the database', async () => {
     const file = join(tempDir(), 'c.db')
     const db = openDatabase(file)
@@ -40,7 +40,7 @@ describe('background checkpoints', () => {
   })
 })
 
-describe('the log stays bounded', () => {
+describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: the log stays bounded', () => {
   test('16 clients adding and removing favorites: the log stays under 256 MiB, and is truncated once they stop', async () => {
     const dir = tempDir()
     const server = await startServer({ DATA_DIR: dir, AUTH_RATE_LIMIT: '0', LOG_LEVEL: 'warn' })

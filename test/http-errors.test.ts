@@ -22,8 +22,12 @@ describe('error shape', async () => {
     expect(body.status).toBe(404)
   })
 
-  test('unknown route outside /api → 404 problem too', async () => {
-    await problem(await t.request('/nothing/here'), 404, 'not_found')
+  test('outside /api the web app answers (its page); a missing file there is a 404 problem', async () => {
+    const page = await t.request('/nothing/here')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toStartWith('text/html')
+    await problem(await t.request('/nothing/here.js'), 404, 'not_found')
+    await problem(await t.request('/api'), 404, 'not_found')
   })
 
   test('malformed JSON → 400 malformed_json', async () => {

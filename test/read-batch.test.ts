@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openDatabase } from '../src/db/sqlite/client'
 import { createReadBatcher } from '../src/db/sqlite/read-batch'
-import { tempDir } from './support/app'
+import { tempDir, TEST_ENGINE } from './support/app'
 
 function setup() {
   const db = openDatabase(join(tempDir(), 'batch.db'))
@@ -12,7 +12,7 @@ function setup() {
   return db
 }
 
-describe('createReadBatcher', () => {
+describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: createReadBatcher', () => {
   test('reads in one turn run together, in one transaction, each with its own result', async () => {
     const db = setup()
     const read = createReadBatcher(db)

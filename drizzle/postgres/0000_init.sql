@@ -12,6 +12,7 @@ CREATE TABLE "users" (
 	"tier" text DEFAULT 'free' NOT NULL,
 	"tier_until" timestamp (3) with time zone,
 	"tier_after" text,
+	"linked_providers" text DEFAULT '' NOT NULL,
 	"tokens_not_before" bigint DEFAULT 0 NOT NULL,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	"updated_at" timestamp (3) with time zone NOT NULL,

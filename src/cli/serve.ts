@@ -12,6 +12,7 @@ import { loadDemoCatalogueIfEmpty } from '../features/catalogue'
 import { warmUpBuiltinEngineGradually } from '../features/optimizer/engines/builtin'
 import type { Logger } from '../log'
 import { VERSION } from '../version'
+import { warmUpWebApp } from '../web'
 import { databaseName, openCommandStorage } from './context'
 
 const WARM_UP_AFTER_MS = 100
@@ -77,6 +78,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   // requests interleave with it, while the first optimizations still find warm code. It waits a
   // moment so the readiness probes that follow a start are answered first.
   if (!config.optimizer) setTimeout(() => void warmUpBuiltinEngineGradually(), WARM_UP_AFTER_MS).unref()
+  // The web app's files are read (in the binary) or bundled (from source) before the first visit asks.
+  setTimeout(() => warmUpWebApp().catch((error: unknown) => log.error('the web app could not be loaded', { error })), WARM_UP_AFTER_MS).unref()
 
   let stopping = false
   const shutdown = async (signal: string) => {

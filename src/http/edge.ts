@@ -5,6 +5,7 @@
 // (A body over 1 MiB is refused by the body parser, after authentication: see jsonBody.)
 import type { Server } from 'bun'
 import type { Logger } from '../log'
+import { type WebHandler, webPathOf } from '../web'
 import { problemResponse, ProblemError } from './problem'
 import { beginRequest, type RequestInfo } from './request-context'
 import { indexRoutes, pathnameOf, type RouteEntry, type RoutesIndex } from './routes-index'
@@ -13,6 +14,8 @@ export interface EdgeOptions {
   log: Logger
   trustProxy: boolean
   corsOrigins: string[]
+  /** the web app: answers every path outside /api (src/web) */
+  web?: WebHandler
 }
 
 export interface EdgeApp {
@@ -28,7 +31,10 @@ const CORS_ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 const CORS_ALLOW_HEADERS = 'authorization, content-type, x-request-id, mcp-protocol-version'
 const CORS_EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate, allow'
 
-export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeOptions): EdgeHandler {
+/** The access log's route for the web app's pages and files (the paths outside /api). */
+export const WEB_ROUTE = '/*'
+
+export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins, web }: EdgeOptions): EdgeHandler {
   const anyOrigin = corsOrigins.includes('*')
   const allowedOrigin = (request: Request) => {
     if (corsOrigins.length === 0) return null
@@ -118,8 +124,14 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins }: EdgeO
     let route: string | null = null
     let result: Response | Promise<Response>
     try {
-      route = routeOf(request.method, request.url)
-      result = respond(request, route, origin)
+      const webPath = web ? webPathOf(request.url) : null
+      if (webPath !== null) {
+        route = WEB_ROUTE
+        result = web!(request, webPath)
+      } else {
+        route = routeOf(request.method, request.url)
+        result = respond(request, route, origin)
+      }
     } catch (error) {
       result = crashed(error, info)
     }

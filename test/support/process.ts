@@ -1,5 +1,6 @@
 // Real processes: the CLI and a listening server on a free loopback port.
 import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '..', '..')
@@ -32,14 +33,18 @@ export async function cliAsync(args: string[], env: Record<string, string>, { ti
 
 export interface ServerProcess {
   url: string
+  pid: number
+  /** the process's resident memory (VmRSS), in MB */
+  rssMb(): number
   output: () => string
   exited: Promise<number | null>
   kill(signal?: NodeJS.Signals): void
 }
 
-/** Starts `promptlib serve` (or a given binary) and waits until /api/health answers. */
+/** Starts `promptlib serve` (or a given binary) on `env.PORT` (else a free port) and waits until /api/health answers. */
 export async function startServer(env: Record<string, string>, command = [process.execPath, MAIN, 'serve']): Promise<ServerProcess> {
-  const port = freePort()
+  // A given PORT lets the caller put the server's own URL in PUBLIC_URL before it starts.
+  const port = env.PORT ? Number(env.PORT) : freePort()
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     cwd: env.CWD ?? ROOT,
@@ -61,5 +66,22 @@ export async function startServer(env: Record<string, string>, command = [proces
     }
     await Bun.sleep(25)
   }
-  return { url, output: () => output, exited, kill: (signal = 'SIGTERM') => void child.kill(signal) }
+  return {
+    url,
+    pid: child.pid!,
+    rssMb: () => rssMbOf(child.pid!),
+    output: () => output,
+    exited,
+    kill: (signal = 'SIGTERM') => void child.kill(signal),
+  }
+}
+
+/** A process's resident memory (VmRSS from /proc), in MB; 0 when it is gone. */
+export function rssMbOf(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return kb ? Math.round(Number(kb) / 1024) : 0
+  } catch {
+    return 0
+  }
 }

@@ -10,6 +10,6 @@ export interface EmbeddedMigration {
 }
 
 export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
-  { tag: "0000_init", when: 1795504797401, breakpoints: true, sql: m0 },
-  { tag: "0001_catalogue_custom", when: 1795504797887, breakpoints: true, sql: m1 },
+  { tag: "0000_init", when: 1795507691321, breakpoints: true, sql: m0 },
+  { tag: "0001_catalogue_custom", when: 1795507692032, breakpoints: true, sql: m1 },
 ]

@@ -8,6 +8,7 @@ import m5 from '../../../drizzle/sqlite/0005_search_heads.sql' with { type: 'tex
 import m6 from '../../../drizzle/sqlite/0006_optimizer_owners.sql' with { type: 'text' }
 import m7 from '../../../drizzle/sqlite/0007_oauth_identities.sql' with { type: 'text' }
 import m8 from '../../../drizzle/sqlite/0008_payments.sql' with { type: 'text' }
+import m9 from '../../../drizzle/sqlite/0009_linked_providers.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -26,4 +27,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0006_optimizer_owners", when: 1795497548606, breakpoints: true, sql: m6 },
   { tag: "0007_oauth_identities", when: 1795500067803, breakpoints: true, sql: m7 },
   { tag: "0008_payments", when: 1795502002803, breakpoints: true, sql: m8 },
+  { tag: "0009_linked_providers", when: 1795507684865, breakpoints: true, sql: m9 },
 ]

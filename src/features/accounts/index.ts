@@ -17,7 +17,6 @@ export function createAccounts(deps: {
   jwt: JwtCodec
   hasher: PasswordHasher
   usage: Pick<UsageService, 'usedToday'>
-  linkedProviders?: (userId: string) => Promise<string[]>
 }): AccountsService {
   const { storage, ...rest } = deps
   const store = storage.engine === 'sqlite' ? sqliteAccountsStore(storage) : pgAccountsStore(storage)

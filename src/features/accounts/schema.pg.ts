@@ -17,6 +17,8 @@ export const users = pgTable('users', {
   /** when set, `tier` holds until this time and `tier_after` follows (a cancelled wallet subscription; billing) */
   tierUntil: time('tier_until'),
   tierAfter: text('tier_after', { enum: TIERS }),
+  /** the sign-in providers linked (oauth tells accounts), space-separated and sorted: /api/user/me reads them with the user */
+  linkedProviders: text('linked_providers').notNull().default(''),
   /** JWTs issued (iat) before this Unix second are refused: password change, account linking */
   tokensNotBefore: bigint('tokens_not_before', { mode: 'number' }).notNull().default(0),
   createdAt: time('created_at').notNull(),

@@ -15,6 +15,8 @@ export const users = sqliteTable('users', {
   /** when set, `tier` holds until this time and `tier_after` follows (a cancelled wallet subscription; billing) */
   tierUntil: integer('tier_until', { mode: 'timestamp_ms' }),
   tierAfter: text('tier_after', { enum: TIERS }),
+  /** the sign-in providers linked (oauth tells accounts), space-separated and sorted: /api/user/me reads them with the user */
+  linkedProviders: text('linked_providers').notNull().default(''),
   /** JWTs issued (iat) before this Unix second are refused: password change, account linking */
   tokensNotBefore: integer('tokens_not_before').notNull().default(0),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

@@ -54,7 +54,6 @@ export interface AccountsDeps {
   hasher: PasswordHasher
   usage: Pick<UsageService, 'usedToday'>
   /** The sign-in providers linked to the account (oauth), for the profile's `providers`. */
-  linkedProviders?: (userId: string) => Promise<string[]>
 }
 
 // The record an AuthUser was built from rides along on it under a symbol (invisible to JSON),
@@ -71,7 +70,7 @@ function tidyName(name: string | null | undefined): string | null {
   return tidy === '' ? null : tidy
 }
 
-export function createAccountsService({ store, transaction, jwt, hasher, usage, linkedProviders = async () => [] }: AccountsDeps) {
+export function createAccountsService({ store, transaction, jwt, hasher, usage }: AccountsDeps) {
   const deletedHooks: UserDeletedHook[] = []
 
   /** A token never predates the user's not-before second, or it would be born revoked. */
@@ -123,6 +122,7 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
         tierUntil: null,
         tierAfter: null,
         tokensNotBefore: 0,
+        linkedProviders: '',
         createdAt: now,
         updatedAt: now,
       }
@@ -144,6 +144,15 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
       return updated && { user: updated, tookOver: true }
     },
 
+    /** Notes a provider the user now signs in with (oauth, in its linking transaction): /api/user/me lists it. */
+    async noteProviderLinked(userId: string, provider: string, tx?: Tx): Promise<void> {
+      const user = await store.byId(userId, tx)
+      if (!user) return
+      const linked = new Set(user.linkedProviders === '' ? [] : user.linkedProviders.split(' '))
+      if (linked.has(provider)) return
+      await store.update(userId, { linkedProviders: [...linked, provider].sort().join(' ') }, new Date(), tx)
+    },
+
     async register(input: RegisterBody): Promise<{ user: UserRecord; accessToken: string }> {
       const email = normaliseEmail(input.email)
       if (!validEmail(email)) throw validationFailed([{ path: '/email', message: 'must be a valid e-mail address' }])
@@ -161,6 +170,7 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
         tierUntil: null,
         tierAfter: null,
         tokensNotBefore: 0,
+        linkedProviders: '',
         createdAt: now,
         updatedAt: now,
       }
@@ -195,8 +205,8 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage, 
     async profile(user: AuthUser): Promise<Profile> {
       const record = (user as WithRecord)[RECORD] ?? (await store.authById(user.id))
       if (!record) throw gone()
-      // Both reads in one turn: on SQLite they share one read transaction.
-      const [used, linked] = await Promise.all([usage.usedToday(userSubject(user.id), todayUtc()), linkedProviders(user.id)])
+      const used = await usage.usedToday(userSubject(user.id), todayUtc())
+      const linked = record.linkedProviders === '' ? [] : record.linkedProviders.split(' ')
       return {
         ...publicUser(user),
         created_at: user.createdAt.toISOString(),

@@ -6,6 +6,24 @@ import { users } from './schema.pg'
 import type { AccountsStore } from './store'
 
 export function pgAccountsStore(storage: PgStorage): AccountsStore {
+  // Named, so drizzle builds it once and PostgreSQL plans it once per connection: it runs on
+  // every authenticated request (scripts/bench-engines.ts).
+  const authLookup = storage.db
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      tier: users.tier,
+      tierUntil: users.tierUntil,
+      tierAfter: users.tierAfter,
+      createdAt: users.createdAt,
+      tokensNotBefore: users.tokensNotBefore,
+      hasPassword: sql<boolean>`${users.passwordHash} IS NOT NULL`,
+      linkedProviders: users.linkedProviders,
+    })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare('accounts_auth_by_id')
   const first = <T>(rows: T[]): T | null => rows[0] ?? null
   return {
     async insert(user, tx) {
@@ -21,23 +39,7 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
     byId: async (id, tx) => first(await storage.use(tx).select().from(users).where(eq(users.id, id))),
     byEmail: async (email, tx) => first(await storage.use(tx).select().from(users).where(eq(users.email, email))),
 
-    authById: async (id) =>
-      first(
-        await storage.db
-          .select({
-            id: users.id,
-            email: users.email,
-            name: users.name,
-            tier: users.tier,
-            tierUntil: users.tierUntil,
-            tierAfter: users.tierAfter,
-            createdAt: users.createdAt,
-            tokensNotBefore: users.tokensNotBefore,
-            hasPassword: sql<boolean>`${users.passwordHash} IS NOT NULL`,
-          })
-          .from(users)
-          .where(eq(users.id, id)),
-      ),
+    authById: async (id) => first(await authLookup.execute({ id })),
 
     update: async (id, changes, now, tx) =>
       first(

@@ -1,11 +1,26 @@
-// SQLite adapter of the accounts port. The per-request lookup is a prepared statement on the
-// read connection with flat columns (every column mapped is work on every request).
+// SQLite adapter of the accounts port. The per-request lookup is a raw prepared statement on the
+// read connection with flat columns, mapped by hand: every column mapped, and drizzle's mapping
+// layer, is work on every request (bun scripts/bench.ts: /api/user/me).
 import { eq, lte, sql } from 'drizzle-orm'
 import { isUniqueViolation } from '../../db/errors'
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { users } from './schema.sqlite'
+import type { Tier } from '../../tiers'
 import type { AccountsStore, AuthRecord } from './store'
+
+interface AuthRow {
+  id: string
+  email: string
+  name: string
+  tier: Tier
+  tier_until: number | null
+  tier_after: Tier | null
+  created_at: number
+  tokens_not_before: number
+  has_password: number
+  linked_providers: string
+}
 
 const statements = perConnection((db: SqliteDb) => ({
   byId: db
@@ -18,21 +33,10 @@ const statements = perConnection((db: SqliteDb) => ({
     .from(users)
     .where(eq(users.email, sql.placeholder('email')))
     .prepare(),
-  auth: db
-    .select({
-      id: users.id,
-      email: users.email,
-      name: users.name,
-      tier: users.tier,
-      tierUntil: users.tierUntil,
-      tierAfter: users.tierAfter,
-      createdAt: users.createdAt,
-      tokensNotBefore: users.tokensNotBefore,
-      hasPassword: sql<number>`${users.passwordHash} IS NOT NULL`,
-    })
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare(),
+  auth: db.$client.prepare<AuthRow, [string]>(
+    `SELECT id, email, name, tier, tier_until, tier_after, created_at, tokens_not_before, password_hash IS NOT NULL AS has_password, linked_providers
+     FROM users WHERE id = ?`,
+  ),
   // Bound as epoch milliseconds directly (drizzle would map a null placeholder as a Date).
   setTier: db
     .update(users)
@@ -64,8 +68,21 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
 
     authById: (id) =>
       storage.read((db): AuthRecord | null => {
-        const row = statements(db).auth.get({ id })
-        return row ? { ...row, hasPassword: row.hasPassword === 1 } : null
+        const row = statements(db).auth.get(id)
+        return row
+          ? {
+              id: row.id,
+              email: row.email,
+              name: row.name,
+              tier: row.tier,
+              tierUntil: row.tier_until === null ? null : new Date(row.tier_until),
+              tierAfter: row.tier_after,
+              createdAt: new Date(row.created_at),
+              tokensNotBefore: row.tokens_not_before,
+              hasPassword: row.has_password === 1,
+              linkedProviders: row.linked_providers,
+            }
+          : null
       }),
 
     update: (id, changes, now, tx) =>

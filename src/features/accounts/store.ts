@@ -16,6 +16,8 @@ export interface UserRecord {
   tierAfter: Tier | null
   /** JWTs issued (iat) before this Unix second are refused */
   tokensNotBefore: number
+  /** sign-in providers linked to the account, space-separated and sorted ('' for none) */
+  linkedProviders: string
   createdAt: Date
   updatedAt: Date
 }
@@ -31,10 +33,12 @@ export interface AuthRecord {
   createdAt: Date
   tokensNotBefore: number
   hasPassword: boolean
+  /** space-separated, sorted */
+  linkedProviders: string
 }
 
 export type UserChanges = Partial<
-  Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'tokensNotBefore'>
+  Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'tokensNotBefore' | 'linkedProviders'>
 >
 
 export interface AccountsStore {

@@ -20,7 +20,7 @@ export interface OAuthDeps {
   storage: Storage
   config: Pick<Config, 'oauth' | 'publicUrl' | 'frontendUrl' | 'oauthTimeoutMs'>
   jwtSecret: string
-  accounts: Pick<AccountsService, 'byId' | 'findByEmail' | 'createVerified' | 'confirmEmail' | 'issueToken'>
+  accounts: Pick<AccountsService, 'byId' | 'findByEmail' | 'createVerified' | 'confirmEmail' | 'issueToken' | 'noteProviderLinked'>
   tokens: Pick<TokensService, 'revokeAll'>
   log: Logger
 }

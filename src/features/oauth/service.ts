@@ -21,7 +21,7 @@ export interface ConfiguredProvider {
 export interface OAuthDeps {
   store: OAuthStore
   transaction: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
-  accounts: Pick<AccountsService, 'byId' | 'findByEmail' | 'createVerified' | 'confirmEmail' | 'issueToken'>
+  accounts: Pick<AccountsService, 'byId' | 'findByEmail' | 'createVerified' | 'confirmEmail' | 'issueToken' | 'noteProviderLinked'>
   tokens: Pick<TokensService, 'revokeAll'>
   /** the configured slots; a missing one answers 404 */
   providers: Partial<Record<ProviderName, ConfiguredProvider>>
@@ -120,6 +120,7 @@ export function createOAuthService(deps: OAuthDeps) {
         if (!user) throw new LostRace()
       }
       if (!(await store.insert({ ...key, userId: user.id, email: profile.email, createdAt: now, lastSignInAt: now }, tx))) throw new LostRace()
+      await accounts.noteProviderLinked(user.id, name, tx)
       return user
     })
 
@@ -193,7 +194,6 @@ export function createOAuthService(deps: OAuthDeps) {
     },
 
     /** The slots the user has linked (GET /api/user/me lists them in `providers`). */
-    providersOf: (userId: string) => store.providersOf(userId),
   }
 }
 

@@ -17,14 +17,5 @@ export function pgOAuthStore(storage: PgStorage): OAuthStore {
     async touch(key, email, now, tx) {
       await storage.use(tx).update(identities).set({ email, lastSignInAt: now }).where(byKey(key))
     },
-
-    providersOf: async (userId) =>
-      (
-        await storage.db
-          .selectDistinct({ provider: identities.provider })
-          .from(identities)
-          .where(eq(identities.userId, userId))
-          .orderBy(identities.provider)
-      ).map((row) => row.provider),
   }
 }

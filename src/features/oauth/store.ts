@@ -20,6 +20,4 @@ export interface OAuthStore {
   insert(identity: IdentityRecord, tx?: Tx): Promise<boolean>
   /** Records a sign-in: the time and the e-mail the provider reported this time. */
   touch(key: IdentityKey, email: string | null, now: Date, tx?: Tx): Promise<void>
-  /** The providers the user has linked, each once, sorted. */
-  providersOf(userId: string): Promise<string[]>
 }

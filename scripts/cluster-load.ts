@@ -1,0 +1,93 @@
+// Three instances on one PostgreSQL behind nginx (test/support/cluster.ts), under mixed traffic
+// (scripts/load/traffic.ts) from many connections; then every count the clients can vouch for is
+// checked in the database: each free user's distinct prompts opened, each user's favorites and the
+// prompts' favorite counts, each user's completed optimizations and their quota counters.
+//
+//   bun scripts/cluster-load.ts                 60 s, 200 connections, 3 instances (the issue's target)
+//   bun scripts/cluster-load.ts --quick         10 s, 50 connections (CI)
+//   options: --seconds N --connections N --instances N --database-url ADMIN_URL (else a throwaway cluster)
+// Exits 1 when any request got an answer the contract does not allow, or a count is off.
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ROOT, tempDir } from './bench/lib'
+
+const { values: opts } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+    instances: { type: 'string', default: '3' },
+    'database-url': { type: 'string' },
+  },
+})
+const seconds = Number(opts.seconds ?? (opts.quick ? 10 : 60))
+const connections = Number(opts.connections ?? (opts.quick ? 50 : 200))
+
+let stopPostgres = () => {}
+if (!opts['database-url'] && !process.env.PROMPTLIB_TEST_POSTGRES) {
+  const dir = tempDir('promptlib-cluster-pg-')
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const started = spawnSync(join(ROOT, 'scripts/postgres.sh'), ['start', dir, String(port)], { encoding: 'utf8' })
+  if (started.status !== 0) throw new Error(`PostgreSQL did not start: ${started.stderr}`)
+  process.env.PROMPTLIB_TEST_POSTGRES = started.stdout.trim()
+  stopPostgres = () => void spawnSync(join(ROOT, 'scripts/postgres.sh'), ['stop', dir])
+} else if (opts['database-url']) process.env.PROMPTLIB_TEST_POSTGRES = opts['database-url']
+
+// The test support reads PROMPTLIB_TEST_POSTGRES when it loads: after it is set.
+const { startCluster } = await import('../test/support/cluster')
+const { freshDatabaseUrl } = await import('../test/support/postgres')
+const { sqlNumber, sqlRows, withStorage } = await import('../test/support/sql')
+const { catalogueOf, makeUsers, printResult, runTraffic } = await import('./load/traffic')
+
+const databaseUrl = (await freshDatabaseUrl())!
+const env = { DATABASE_URL: databaseUrl, JWT_SECRET: 'cluster-load-secret-cluster-load-secret-01' }
+const cluster = await startCluster(env, Number(opts.instances))
+let failed = false
+try {
+  const rss = () => cluster.instances.map((i) => i.rssMb())
+  console.log(`cluster: ${cluster.instances.length} instances behind nginx at ${cluster.url}; ${connections} connections for ${seconds} s`)
+  const users = await withStorage(env, (storage) =>
+    makeUsers(cluster.url, 40, (id) => sqlRows(storage, "UPDATE users SET tier = 'pro' WHERE id = $1", [id]).then(() => {})),
+  )
+  const catalogue = await catalogueOf(cluster.url)
+  const result = await runTraffic([cluster.url], users, catalogue, { connections, seconds })
+  printResult(result)
+  if (result.errors.length > 0) failed = true
+
+  // Exact counts: what every instance wrote together against what the clients saw.
+  const mismatches: string[] = []
+  await withStorage(env, async (storage) => {
+    for (const u of users) {
+      if (u.tier === 'free') {
+        const opened = await sqlNumber(storage, "SELECT coalesce(sum(count), 0) FROM daily_usage WHERE subject = $1 AND metric = 'prompts'", [
+          `user:${u.id}`,
+        ])
+        if (opened !== u.openedPrompts.size) mismatches.push(`${u.email}: ${opened} prompts counted, ${u.openedPrompts.size} opened`)
+      } else {
+        const favorites = (await sqlRows<{ prompt_id: string }>(storage, 'SELECT prompt_id FROM favorites WHERE user_id = $1', [u.id])).map(
+          (r) => r.prompt_id,
+        )
+        if (favorites.length !== u.favorites.size || favorites.some((id) => !u.favorites.has(id))) {
+          mismatches.push(`${u.email}: ${favorites.length} favorites stored, ${u.favorites.size} expected`)
+        }
+        const completed = await sqlNumber(storage, "SELECT count(*) FROM optimization_history WHERE user_id = $1 AND status = 'completed'", [u.id])
+        if (completed !== u.completedOptimizations)
+          mismatches.push(`${u.email}: ${completed} optimizations completed, ${u.completedOptimizations} streamed`)
+      }
+    }
+    const drift = await sqlNumber(
+      storage,
+      'SELECT count(*) FROM prompts p WHERE p.favorite_count <> (SELECT count(*) FROM favorites f WHERE f.prompt_id = p.id)',
+    )
+    if (drift > 0) mismatches.push(`${drift} prompts whose favorite_count differs from their favorites`)
+  })
+  console.log(mismatches.length === 0 ? 'exact counts: every count matches what the clients saw' : `exact counts: ${mismatches.length} mismatches`)
+  for (const m of mismatches.slice(0, 10)) console.log(`  ${m}`)
+  if (mismatches.length > 0) failed = true
+  console.log(`instance RSS (MB): ${rss().join(', ')}`)
+} finally {
+  await cluster.stop()
+  stopPostgres()
+}
+process.exit(failed ? 1 : 0)

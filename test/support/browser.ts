@@ -1,0 +1,71 @@
+// Debian's Chromium driven by playwright-core (never a downloaded browser), and what the web app's
+// browser tests check on every page: errors, CSP violations, requests to other origins, an axe-core
+// scan, screenshots kept as CI artifacts.
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { ROOT } from './process'
+
+// Browser globals, for the functions that run in the page (page.evaluate); this program has no DOM types.
+declare const window: any
+declare const document: any
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const haveChromium = existsSync(CHROMIUM)
+
+/** Where screenshots go; CI keeps this folder (gitignored). */
+export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(ROOT, 'artifacts', 'screenshots')
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] })
+}
+
+/** Everything a page does that it should not: script errors, console errors (CSP refusals print there), requests elsewhere. */
+export function watch(context: BrowserContext, origin: string) {
+  const problems: string[] = []
+  const foreign: string[] = []
+  context.on('request', (request) => {
+    const url = request.url()
+    if (!url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== origin) foreign.push(url)
+  })
+  const attach = (page: Page) => {
+    page.on('pageerror', (error) => void problems.push(`${page.url()}: ${error.message}`))
+    page.on('console', (message) => {
+      // A 4xx the app asked for on purpose (a refused login, a 404 prompt) is printed by Chromium as a console error too.
+      if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) {
+        problems.push(`${page.url()}: console: ${message.text()}`)
+      }
+    })
+  }
+  context.on('page', attach)
+  for (const page of context.pages()) attach(page)
+  return { problems, foreign }
+}
+
+const AXE = join(ROOT, 'node_modules', 'axe-core', 'axe.min.js')
+
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: unknown[] }[]
+}
+
+/**
+ * axe-core's scan of the page as it is (WCAG 2.x A and AA plus best practices). The page's CSP
+ * forbids injected scripts, so the context that runs it must be made with `bypassCSP: true`.
+ */
+export async function axeScan(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE })
+  return page.evaluate(async () => {
+    // biome-ignore lint: axe is injected above, untyped
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] })
+    // biome-ignore lint: axe's result, untyped
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }))
+  })
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}

@@ -1,0 +1,245 @@
+// The frame around every page (skip link, header with search and navigation, main, footer) and
+// the table of client-side routes.
+import type { ComponentChildren, JSX } from 'preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { AccountPage } from './pages/account'
+import { CallbackPage, LoginPage, RegisterPage } from './pages/auth'
+import { BillingPage } from './pages/billing'
+import { CategoryPage, HomePage } from './pages/browse'
+import { FavoritesPage } from './pages/favorites'
+import { OptimizerPage } from './pages/optimizer'
+import { PromptPage } from './pages/prompt'
+import { SearchPage } from './pages/search'
+import { SkillPage, SkillsPage } from './pages/skills'
+import { TokensPage } from './pages/tokens'
+import { navigate, useLocation } from './router'
+import { clearNotice, signOut, useSession } from './session'
+import { Notice, Page } from './ui'
+
+type Route = [RegExp, (match: RegExpExecArray) => JSX.Element]
+
+const ROUTES: Route[] = [
+  [/^\/$/, () => <HomePage />],
+  [/^\/c\/([^/]+)\/?$/, (m) => <CategoryPage id={decodeURIComponent(m[1]!)} />],
+  [/^\/p\/([^/]+)\/?$/, (m) => <PromptPage id={decodeURIComponent(m[1]!)} />],
+  [/^\/search\/?$/, () => <SearchPage />],
+  [/^\/login\/?$/, () => <LoginPage />],
+  [/^\/register\/?$/, () => <RegisterPage />],
+  [/^\/auth\/callback\/?$/, () => <CallbackPage />],
+  [/^\/account\/?$/, () => <AccountPage />],
+  [/^\/tokens\/?$/, () => <TokensPage />],
+  [/^\/favorites\/?$/, () => <FavoritesPage />],
+  [/^\/optimizer\/?$/, () => <OptimizerPage />],
+  [/^\/skills\/?$/, () => <SkillsPage />],
+  [/^\/skills\/([^/]+)\/?$/, (m) => <SkillPage id={decodeURIComponent(m[1]!)} />],
+  [/^\/billing\/?$/, () => <BillingPage />],
+]
+
+function NotFound() {
+  return (
+    <Page title="Page not found">
+      <p>
+        There is no page at this address. <a href="/">Browse the library</a> or search for a prompt above.
+      </p>
+    </Page>
+  )
+}
+
+function SearchBox() {
+  const loc = useLocation()
+  const onSearchPage = loc.path === '/search'
+  const [value, setValue] = useState(onSearchPage ? (loc.query.get('q') ?? '') : '')
+  // Back and forward on the search page bring their query with them.
+  useEffect(() => {
+    if (onSearchPage && loc.kind !== 'replace') setValue(loc.query.get('q') ?? '')
+    if (!onSearchPage) setValue('')
+  }, [loc.key])
+  const go = (q: string) => {
+    const to = q.trim() ? `/search?q=${encodeURIComponent(q)}` : '/search'
+    // While typing on the search page the address follows without a history entry per keystroke.
+    navigate(to, { replace: location.pathname === '/search', keepFocus: true })
+  }
+  return (
+    <form
+      role="search"
+      class="search-box"
+      onSubmit={(e) => {
+        e.preventDefault()
+        go(value)
+      }}
+    >
+      <label for="site-search" class="visually-hidden">
+        Search prompts
+      </label>
+      <input
+        id="site-search"
+        type="search"
+        name="q"
+        placeholder="Search prompts…"
+        autocomplete="off"
+        value={value}
+        onInput={(e) => {
+          const q = e.currentTarget.value
+          setValue(q)
+          go(q)
+        }}
+      />
+    </form>
+  )
+}
+
+type Theme = 'light' | 'dark'
+
+function storedTheme(): Theme | null {
+  try {
+    const value = localStorage.getItem('promptlib.theme')
+    return value === 'light' || value === 'dark' ? value : null
+  } catch {
+    return null
+  }
+}
+
+/** Follows the system's light or dark setting until the reader picks one here (kept in localStorage). */
+function ThemeToggle() {
+  const system = (): Theme => (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light')
+  const [theme, setTheme] = useState<Theme>(storedTheme() ?? system())
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme
+  }, [theme])
+  return (
+    <button
+      type="button"
+      class="theme-toggle"
+      aria-pressed={theme === 'dark'}
+      onClick={() => {
+        const next = theme === 'dark' ? 'light' : 'dark'
+        try {
+          localStorage.setItem('promptlib.theme', next)
+        } catch {}
+        setTheme(next)
+      }}
+    >
+      Dark theme
+    </button>
+  )
+}
+
+function NavLink({ href, children }: { href: string; children: ComponentChildren }) {
+  const loc = useLocation()
+  const current = loc.path === href || (href !== '/' && loc.path.startsWith(`${href}/`))
+  return (
+    <a href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </a>
+  )
+}
+
+function Header() {
+  const session = useSession()
+  const signedIn = session.token !== null
+  return (
+    <header class="site-header">
+      <div class="header-row">
+        <a class="brand" href="/">
+          promptlib
+        </a>
+        <SearchBox />
+        <ThemeToggle />
+      </div>
+      <div class="header-row">
+        <nav aria-label="Main">
+          <ul>
+            <li>
+              <NavLink href="/">Browse</NavLink>
+            </li>
+            <li>
+              <NavLink href="/optimizer">Optimizer</NavLink>
+            </li>
+            <li>
+              <NavLink href="/skills">Skills</NavLink>
+            </li>
+            <li>
+              <NavLink href="/billing">Plans</NavLink>
+            </li>
+          </ul>
+        </nav>
+        <nav aria-label="Account">
+          <ul>
+            {signedIn ? (
+              <>
+                <li>
+                  <NavLink href="/favorites">Favorites</NavLink>
+                </li>
+                <li>
+                  <NavLink href="/tokens">Tokens</NavLink>
+                </li>
+                <li>
+                  <NavLink href="/account">Account</NavLink>
+                </li>
+                <li>
+                  <button
+                    type="button"
+                    class="link-button"
+                    onClick={() => {
+                      signOut()
+                      navigate('/')
+                    }}
+                  >
+                    Log out
+                  </button>
+                </li>
+              </>
+            ) : (
+              <>
+                <li>
+                  <NavLink href="/login">Log in</NavLink>
+                </li>
+                <li>
+                  <NavLink href="/register">Sign up</NavLink>
+                </li>
+              </>
+            )}
+          </ul>
+        </nav>
+      </div>
+    </header>
+  )
+}
+
+export function App() {
+  const loc = useLocation()
+  const session = useSession()
+  const main = useRef<HTMLElement>(null)
+  let page: JSX.Element | null = null
+  for (const [pattern, render] of ROUTES) {
+    const match = pattern.exec(loc.path)
+    if (match) {
+      page = render(match)
+      break
+    }
+  }
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      <main id="main" tabIndex={-1} ref={main}>
+        {session.notice && (
+          <Notice kind="warning">
+            {session.notice}{' '}
+            <button type="button" class="link-button" onClick={clearNotice}>
+              Dismiss
+            </button>
+          </Notice>
+        )}
+        {page ?? <NotFound />}
+      </main>
+      <footer class="site-footer">
+        <p>
+          promptlib · <a href="/api/docs">API reference</a> · <a href="/billing">Plans</a>
+        </p>
+      </footer>
+    </>
+  )
+}

@@ -1,0 +1,85 @@
+// Search as you type: the header's search box writes the query into the address, and this page
+// asks the API at once for every change (an older request still in flight is cancelled), so the
+// results follow the keystrokes. The snippets' matches are shown as <mark>.
+import { getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
+import { navigate, useLocation, withQuery } from '../router'
+import { ErrorNotice, Page, Pager, useApi } from '../ui'
+import { categories } from './browse'
+import { PromptCard } from './cards'
+
+const LIMIT = 20
+
+export function SearchPage() {
+  const loc = useLocation()
+  const q = loc.query.get('q') ?? ''
+  const category = loc.query.get('category') ?? ''
+  const tag = loc.query.get('tag') ?? ''
+  const offset = Math.max(0, Number(loc.query.get('offset')) || 0)
+  const tree = useApi(() => categories(), [])
+  const results = useApi(
+    async (signal) => {
+      if (!q.trim()) return null
+      const page = await getJson<ApiPage<PromptSummary>>(`/search${query({ q, category, tag, limit: LIMIT, offset })}`, { signal })
+      return { q, page }
+    },
+    [q, category, tag, offset],
+  )
+  const data = results.data
+  return (
+    <Page title={q.trim() ? `Search: ${q.trim()}` : 'Search'}>
+      <form class="filters" aria-label="Search filters" onSubmit={(e) => e.preventDefault()}>
+        <div class="field">
+          <label for="search-category">Category</label>
+          <select
+            id="search-category"
+            value={category}
+            onChange={(e) => navigate(withQuery(loc, { category: e.currentTarget.value, offset: null }), { replace: true })}
+          >
+            <option value="">All categories</option>
+            {tree.data?.items.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        {tag && (
+          <p class="active-filter">
+            Tag: <strong>#{tag}</strong>{' '}
+            <button type="button" class="link-button" onClick={() => navigate(withQuery(loc, { tag: null, offset: null }), { replace: true })}>
+              Show all tags
+            </button>
+          </p>
+        )}
+      </form>
+      {!q.trim() ? (
+        <p>
+          Type in the search box above: every word must match a prompt's title, description, tags or text, and the last one may be the start of a
+          word.
+        </p>
+      ) : results.error ? (
+        <ErrorNotice error={results.error} />
+      ) : (
+        <section aria-labelledby="results-heading" class="results" data-results-for={data?.q ?? ''} aria-busy={results.loading}>
+          <h2 id="results-heading" class="results-count" aria-live="polite">
+            {!data
+              ? 'Searching…'
+              : data.page.total === 0
+                ? 'No prompts found'
+                : `${data.page.total.toLocaleString()}${data.page.total >= 1000 ? '+' : ''} ${data.page.total === 1 ? 'prompt' : 'prompts'} found`}
+          </h2>
+          {data && data.page.items.length > 0 && (
+            <>
+              <ul class="list">
+                {data.page.items.map((p) => (
+                  <PromptCard key={p.id} prompt={p} tagHref={(t) => withQuery(loc, { tag: t, offset: null })} />
+                ))}
+              </ul>
+              <Pager label="Results" total={data.page.total} limit={LIMIT} offset={offset} href={(o) => withQuery(loc, { offset: o || null })} />
+            </>
+          )}
+        </section>
+      )}
+    </Page>
+  )
+}

@@ -1,0 +1,168 @@
+// Personal access tokens: create one (its secret shown once, with a copy button), list, revoke.
+import { useState } from 'preact/hooks'
+import { getJson, sendJson, type Token } from '../api'
+import { day, dayAndTime } from '../lib/time'
+import { useSession } from '../session'
+import { CopyButton, ErrorNotice, Field, fieldError, Loading, Notice, Page, SignInPrompt, UpgradePrompt, useApi } from '../ui'
+
+interface Created {
+  token_id: string
+  token: string
+  name: string
+  expires_at: string
+}
+
+function TokenRow({ token, onRevoked }: { token: Token; onRevoked: () => void }) {
+  const [confirming, setConfirming] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+  const expired = new Date(token.expires_at).getTime() < Date.now()
+  return (
+    <li class="card token" data-token-id={token.token_id}>
+      <h3>{token.name}</h3>
+      <dl class="facts">
+        <dt>Created</dt>
+        <dd>{day(token.created_at)}</dd>
+        <dt>{expired ? 'Expired' : 'Expires'}</dt>
+        <dd>{day(token.expires_at)}</dd>
+        <dt>Last used</dt>
+        <dd>{token.last_used_at ? dayAndTime(token.last_used_at) : 'never'}</dd>
+      </dl>
+      {error !== null && <ErrorNotice error={error} />}
+      {confirming ? (
+        <div class="actions" role="group" aria-label={`Revoke ${token.name}?`}>
+          <button
+            type="button"
+            class="danger"
+            onClick={async () => {
+              try {
+                await sendJson('DELETE', `/user/tokens/${encodeURIComponent(token.token_id)}`, undefined)
+                onRevoked()
+              } catch (e) {
+                setError(e)
+              }
+            }}
+          >
+            Revoke {token.name} now
+          </button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Keep it
+          </button>
+        </div>
+      ) : (
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+          Revoke…
+        </button>
+      )}
+    </li>
+  )
+}
+
+export function TokensPage() {
+  const session = useSession()
+  const list = useApi(async (signal) => (session.token ? (await getJson<{ items: Token[] }>('/user/tokens', { signal })).items : []), [session.token])
+  const [name, setName] = useState('')
+  const [days, setDays] = useState('90')
+  const [created, setCreated] = useState<Created | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  if (!session.token) {
+    return (
+      <Page title="Access tokens">
+        <SignInPrompt what="create tokens for scripts" />
+      </Page>
+    )
+  }
+  const me = session.me
+  const create = async (e: Event) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const answer = await sendJson<Created>('POST', '/user/tokens', { name, expires_in_days: Number(days) })
+      setCreated(answer)
+      setName('')
+      list.reload()
+    } catch (err) {
+      setError(err)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <Page
+      title="Access tokens"
+      lead={
+        <>
+          Personal access tokens let scripts call the <a href="/api/docs">API</a> as you: send one as <code>Authorization: Bearer …</code>.
+        </>
+      }
+    >
+      {me && !me.limits.api_access && <UpgradePrompt tier="starter" what="Creating access tokens" />}
+      {created && (
+        <section class="card secret" aria-labelledby="secret-heading">
+          <h2 id="secret-heading">Your new token “{created.name}”</h2>
+          <Notice kind="warning">Copy it now: it is shown only this once, and the server keeps only a hash of it.</Notice>
+          <label for="new-token">Token (expires {day(created.expires_at)})</label>
+          <input id="new-token" class="secret-value" readOnly value={created.token} onFocus={(e) => e.currentTarget.select()} />
+          <div class="actions">
+            <CopyButton text={created.token} label="Copy token" class="primary" />
+            <button type="button" class="secondary" onClick={() => setCreated(null)}>
+              I have saved it
+            </button>
+          </div>
+        </section>
+      )}
+      {(!me || me.limits.api_access) && (
+        <section class="card" aria-labelledby="create-heading">
+          <h2 id="create-heading">Create a token</h2>
+          <form class="stack narrow" onSubmit={create}>
+            {error !== null && !fieldError(error, 'name') && !fieldError(error, 'expires_in_days') && <ErrorNotice error={error} />}
+            <Field id="token-name" label="Name" hint="What it is for, e.g. “CI” or “laptop”." error={fieldError(error, 'name')}>
+              {(d) => (
+                <input id="token-name" required maxLength={100} value={name} aria-describedby={d} onInput={(e) => setName(e.currentTarget.value)} />
+              )}
+            </Field>
+            <Field id="token-days" label="Expires after (days)" hint="1 to 365; 90 is advised." error={fieldError(error, 'expires_in_days')}>
+              {(d) => (
+                <input
+                  id="token-days"
+                  type="number"
+                  min={1}
+                  max={365}
+                  required
+                  value={days}
+                  aria-describedby={d}
+                  onInput={(e) => setDays(e.currentTarget.value)}
+                />
+              )}
+            </Field>
+            <button type="submit" class="primary" disabled={busy}>
+              Create token
+            </button>
+            {me && (
+              <p class="hint">
+                Your plan allows {me.limits.max_tokens} {me.limits.max_tokens === 1 ? 'token' : 'tokens'} at once.
+              </p>
+            )}
+          </form>
+        </section>
+      )}
+      <section aria-labelledby="list-heading">
+        <h2 id="list-heading">Your tokens</h2>
+        {list.error ? (
+          <ErrorNotice error={list.error} />
+        ) : !list.data ? (
+          <Loading what="Loading your tokens" />
+        ) : list.data.length === 0 ? (
+          <p>No tokens yet.</p>
+        ) : (
+          <ul class="list tokens">
+            {list.data.map((token) => (
+              <TokenRow key={token.token_id} token={token} onRevoked={list.reload} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </Page>
+  )
+}
