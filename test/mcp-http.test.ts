@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'bun:test'
 import { json, makeTestApp, problem, register, setTier } from './support/app'
 import { loadTestCatalogue } from './support/catalogue'
-import { MCP_ACCEPT, rawMcp, rpc } from './support/mcp'
+import { MCP_ACCEPT, rawMcp, rpc, toolProblem } from './support/mcp'
 
 const t = await makeTestApp()
 await loadTestCatalogue(t)
@@ -226,6 +226,39 @@ describe('answers', () => {
     const lines = t.log.lines()
     expect(lines.find((l) => l.request_id === 'mcp-ok-1')).toMatchObject({ method: 'POST', route: '/api/mcp', status: 200 })
     expect(lines.find((l) => l.request_id === 'mcp-refused-1')).toMatchObject({ route: '/api/mcp', status: 401 })
+  })
+})
+
+describe('tool failures on the wire', () => {
+  test('an unknown tool: HTTP 200 with a JSON-RPC error -32602 naming it, no tool result', async () => {
+    const res = await rawMcp(t, rpc('tools/call', { name: 'delete_everything', arguments: {} }, 7), { token })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toStartWith('application/json')
+    const answer = await json(res)
+    expect(answer).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: expect.stringContaining('Unknown tool: delete_everything') },
+    })
+    expect(answer.result).toBeUndefined()
+  })
+
+  test('arguments of the wrong type: HTTP 200, a tool result with isError naming validation_failed and the path', async () => {
+    const res = await rawMcp(t, rpc('tools/call', { name: 'search_prompts', arguments: { query: 5, limit: 'ten' } }, 8), { token })
+    expect(res.status).toBe(200)
+    const answer = await json(res)
+    expect(answer.id).toBe(8)
+    expect(answer.error).toBeUndefined()
+    expect(answer.result.isError).toBe(true)
+    const problem = toolProblem(answer.result)
+    expect(problem).toMatchObject({ code: 'validation_failed', status: 422 })
+    expect(problem.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['/query', '/limit']))
+  })
+
+  test('a tool refused below the tier it needs (skills below pro): a tool error naming upgrade_required', async () => {
+    const res = await rawMcp(t, rpc('tools/call', { name: 'search_skills', arguments: { query: 'release' } }), { token })
+    expect(res.status).toBe(200)
+    expect(toolProblem((await json(res)).result)).toMatchObject({ code: 'upgrade_required', required_tier: 'pro' })
   })
 })
 

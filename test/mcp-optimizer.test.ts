@@ -132,6 +132,49 @@ describe('optimize_prompt', () => {
   })
 })
 
+describe('optimize_prompt failures over raw HTTP', () => {
+  const wireResult = async (res: Response) => {
+    expect(res.status).toBe(200)
+    const answer = await json(res)
+    expect(answer.error).toBeUndefined()
+    return answer.result
+  }
+
+  test('the engine fails: HTTP 200, a tool result with isError naming upstream_error, no upstream detail', async () => {
+    fake.script = { status: 500 }
+    const user = await starterUser()
+    const result = await wireResult(await postCall(user.token, 1, GOOD, new AbortController().signal))
+    expect(toolProblem(result)).toMatchObject({ code: 'upstream_error' })
+    expect(result.structuredContent).toBeUndefined()
+    expect(JSON.stringify(result)).not.toContain('upstream-internal-detail')
+  })
+
+  test('the engine fails with a progress token: the event stream ends with the same tool error', async () => {
+    fake.script = { status: 500 }
+    const user = await starterUser()
+    const res = await postCall(user.token, 2, GOOD, new AbortController().signal, 'tok-fail')
+    expect(res.status).toBe(200)
+    const events = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)))
+    expect(events.at(-1)).toMatchObject({ id: 2, result: { isError: true } })
+    expect(toolProblem(events.at(-1).result)).toMatchObject({ code: 'upstream_error' })
+  })
+
+  test('the quota used up: HTTP 200, a tool result with isError naming daily_limit_reached, the engine never asked', async () => {
+    fake.script = {}
+    const user = await starterUser()
+    for (let i = 0; i < 10; i++) {
+      await t.services.usage.consume({ subject: userSubject(user.user.id), metric: 'optimizations', limit: 10 })
+    }
+    const before = fake.requests.length
+    const result = await wireResult(await postCall(user.token, 3, GOOD, new AbortController().signal))
+    expect(toolProblem(result)).toMatchObject({ code: 'daily_limit_reached', status: 429, limit: 10, used: 10 })
+    expect(fake.requests.length).toBe(before)
+  })
+})
+
 describe('stopping a call', () => {
   const slow = () => ({ tokens: Array.from({ length: 100 }, (_, i) => `token${i} `), tokenDelayMs: 30 })
 
