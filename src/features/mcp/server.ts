@@ -56,6 +56,17 @@ export interface ServerDeps {
   log: Logger
 }
 
+/**
+ * What the SDK routes on: only the method, so that the params are checked by `handle` below. Built
+ * once per method, not per request: a zod schema costs more to build than a request to answer.
+ */
+const routingSchemas = new Map<string, z.ZodObject>()
+function routingSchema(method: string): z.ZodObject {
+  let schema = routingSchemas.get(method)
+  if (!schema) routingSchemas.set(method, (schema = z.object({ method: z.literal(method) }).loose()))
+  return schema
+}
+
 type RequestSchema = typeof CallToolRequestSchema | typeof GetPromptRequestSchema | z.ZodObject
 type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1]
 
@@ -74,9 +85,8 @@ export function createServerFactory({ services, prompts, resources, calls, log }
      */
     function handle<S extends RequestSchema>(schema: S, answer: (request: z.infer<S>, extra: Extra) => unknown, notFoundCode?: number) {
       const method = (schema as z.ZodObject).shape.method.value as string
-      const loose = z.object({ method: z.literal(method) }).loose()
       server.setRequestHandler(
-        loose as never,
+        routingSchema(method) as never,
         (async (request: unknown, extra: Extra) => {
           const parsed = (schema as z.ZodType).safeParse(request)
           if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${z.prettifyError(parsed.error)}`)
