@@ -6,12 +6,14 @@ import type { CatalogueService } from '../catalogue'
 import type { FavoritesService } from '../favorites'
 import type { OptimizerService } from '../optimizer'
 import type { SkillsService } from '../skills'
+import { createAdmission } from './admission'
 import { createCallRegistry } from './calls'
 import { createPrompts } from './prompts'
 import { createResources } from './resources'
 import { mcpRoutes as routes } from './routes'
 import { createServerFactory } from './server'
 
+export { createAdmission, MCP_CONCURRENCY } from './admission'
 export { TOOL_LIST } from './tools'
 
 export interface McpDeps {
@@ -31,11 +33,11 @@ export function createMcp({ catalogue, skills, favorites, optimizer, log }: McpD
     calls,
     log,
   })
-  return { mcpServer, calls }
+  return { mcpServer, calls, admission: createAdmission() }
 }
 
 export type Mcp = ReturnType<typeof createMcp>
 
 export function mcpRoutes({ mcp, authenticate, corsOrigins }: { mcp: Mcp; authenticate: BearerAuthenticator; corsOrigins: string[] }) {
-  return routes({ mcpServer: mcp.mcpServer, calls: mcp.calls, authenticate, corsOrigins })
+  return routes({ mcpServer: mcp.mcpServer, calls: mcp.calls, admission: mcp.admission, authenticate, corsOrigins })
 }

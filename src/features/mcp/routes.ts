@@ -16,6 +16,7 @@ import { ProblemError } from '../../http/problem'
 import { clientAddress, requestInfo } from '../../http/request-context'
 import { ProblemSchema } from '../../http/schemas'
 import { TIER_LIMITS } from '../../tiers'
+import type { Admission } from './admission'
 import type { CallRegistry } from './calls'
 import { type ClientMessage, jsonRpcMessages } from './messages'
 import type { Session } from './server'
@@ -23,6 +24,8 @@ import type { Session } from './server'
 export interface McpRoutesDeps {
   mcpServer: (session: Session) => { connect(transport: WebStandardStreamableHTTPServerTransport): Promise<void>; close(): Promise<void> }
   calls: CallRegistry
+  /** how many requests are answered at once */
+  admission: Admission
   authenticate: BearerAuthenticator
   /** CORS_ORIGINS: the only origins a browser may call this endpoint from ('*': any) */
   corsOrigins: string[]
@@ -52,6 +55,11 @@ function checkHeaders(request: Request): void {
   }
 }
 
+/** A call of optimize_prompt waits seconds on the engine: it does not take one of the admission's turns. */
+function waitsOnEngine(messages: ClientMessage[]): boolean {
+  return messages.some((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === 'optimize_prompt')
+}
+
 /** A single tools/call that asked for progress notifications: answered as an event stream, so they can go out. */
 function wantsProgress(messages: ClientMessage[]): boolean {
   if (messages.length !== 1) return false
@@ -78,7 +86,7 @@ function followBody(response: Response, onEnd: (cancelled: boolean) => void): Re
   return new Response(body, { status: response.status, headers: response.headers })
 }
 
-export function mcpRoutes({ mcpServer, calls, authenticate, corsOrigins }: McpRoutesDeps) {
+export function mcpRoutes({ mcpServer, calls, admission, authenticate, corsOrigins }: McpRoutesDeps) {
   async function answer(request: Request): Promise<Response> {
     checkOrigin(request, corsOrigins)
     const principal = await authenticate(bearerToken(request.headers.get('authorization')))
@@ -100,20 +108,30 @@ export function mcpRoutes({ mcpServer, calls, authenticate, corsOrigins }: McpRo
       if (typeof id === 'string' || typeof id === 'number') calls.cancel(credential, id)
     }
 
-    const gone = clientGoneController(request)
-    const streaming = wantsProgress(messages)
-    const server = mcpServer({ user, credential, address: clientAddress(request), requestId: requestInfo(request).id, gone: gone.signal })
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming })
-    await server.connect(transport)
-    const response = await transport.handleRequest(request, { parsedBody: body })
-    if (!streaming || response.body === null || response.status !== 200) {
-      void server.close()
-      return response
+    const leave = waitsOnEngine(messages) ? () => {} : await admission.enter()
+    try {
+      const gone = clientGoneController(request)
+      const streaming = wantsProgress(messages)
+      const server = mcpServer({ user, credential, address: clientAddress(request), requestId: requestInfo(request).id, gone: gone.signal })
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming })
+      await server.connect(transport)
+      const response = await transport.handleRequest(request, { parsedBody: body })
+      // A JSON answer is complete once handleRequest resolves: no handler of this server runs any
+      // more and it holds no timer, so it is dropped rather than closed (close() settles pending
+      // requests that cannot exist here, building an error with a stack trace: a fifth of a ping).
+      if (!streaming || response.body === null || response.status !== 200) {
+        leave()
+        return response
+      }
+      return followBody(response, (cancelled) => {
+        leave()
+        if (cancelled) gone.abort()
+        void server.close()
+      })
+    } catch (error) {
+      leave()
+      throw error
     }
-    return followBody(response, (cancelled) => {
-      if (cancelled) gone.abort()
-      void server.close()
-    })
   }
 
   return new Elysia({ name: 'mcp' }).post('/api/mcp', ({ request }) => answer(request), {
