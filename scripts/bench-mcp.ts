@@ -128,7 +128,8 @@ try {
   if (tier.status !== 0) throw new Error(`set-tier failed: ${tier.stderr}`)
   const pat = String((await post('/api/user/tokens', { name: 'bench' }, String(registered.access_token))).token)
 
-  // (a) one client, sequential searches; the REST route with the same queries beside it.
+  // (a) one client, sequential searches; beside it, the same tools/call as a bare POST (the server's
+  // share, without the SDK client's own parsing and checking) and the REST route, same queries.
   const client = await connect(pat)
   const queries = generateQueries(queryCount)
   for (const q of generateQueries(300, 99)) {
@@ -136,12 +137,20 @@ try {
     await (await fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer()
   }
   const mcpTimes: number[] = []
+  const rawTimes: number[] = []
   const restTimes: number[] = []
-  for (const q of queries) {
+  const rawHeaders = { authorization: `Bearer ${pat}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' }
+  for (const [i, q] of queries.entries()) {
     let started = performance.now()
     const result = await client.callTool({ name: 'search_prompts', arguments: { query: q } })
     mcpTimes.push(performance.now() - started)
     if (result.isError) throw new Error(`search_prompts "${q}": ${JSON.stringify(result.content)}`)
+    started = performance.now()
+    const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'search_prompts', arguments: { query: q } } })
+    const raw = await fetch(`${base}/api/mcp`, { method: 'POST', headers: rawHeaders, body })
+    await raw.arrayBuffer()
+    rawTimes.push(performance.now() - started)
+    if (raw.status !== 200) throw new Error(`bare tools/call answered ${raw.status}`)
     started = performance.now()
     const res = await fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)
     await res.arrayBuffer()
@@ -150,10 +159,12 @@ try {
   await client.close()
   const mcp = summary(mcpTimes)
   const rest = summary(restTimes)
+  const bare = summary(rawTimes)
   console.log(`\n(a) tools/call search_prompts, ${queryCount} sequential calls, one SDK client, loopback`)
   console.log(
     `  MCP   p50 ${ms(mcp.p50)} (target <= 3)${mcp.p50 <= 3 ? '  ok' : '  MISSED'}   p90 ${ms(mcp.p90)}   p99 ${ms(mcp.p99)} (target <= 10)${mcp.p99 <= 10 ? '  ok' : '  MISSED'}   max ${ms(mcp.max)}`,
   )
+  console.log(`  bare  p50 ${ms(bare.p50)}   p90 ${ms(bare.p90)}   p99 ${ms(bare.p99)}   (the same tools/call as a plain POST: no SDK client)`)
   console.log(`  REST  p50 ${ms(rest.p50)}   p90 ${ms(rest.p90)}   p99 ${ms(rest.p99)}   (GET /api/search, same queries, same run)`)
   console.log(`  server RSS: ${rssAtStart.toFixed(0)} MB when started, ${rss().toFixed(0)} MB after (a)`)
   console.log(`  load average ${load()}`)
