@@ -10,6 +10,7 @@ import { createFavorites, favoritesRoutes } from './features/favorites'
 import { healthRoutes } from './features/health'
 import { createOAuth, oauthRoutes } from './features/oauth'
 import { createMail, type MailTransport } from './features/mail'
+import { createMcp, mcpRoutes } from './features/mcp'
 import { createOptimizer, optimizerRoutes } from './features/optimizer'
 import { siteConfig, siteConfigRoutes } from './features/site-config'
 import { createSkills, skillsRoutes } from './features/skills'
@@ -64,6 +65,7 @@ export function createApp({
   const mail = createMail({ storage, config, log, transport: mailTransport })
   const billing = createBilling({ storage, config, accounts, mail, log })
   const userData = createUserData({ accounts, favorites, tokens, optimizer, billing })
+  const mcp = createMcp({ catalogue, skills, favorites, optimizer, log })
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))
@@ -84,6 +86,7 @@ export function createApp({
     .use(favoritesRoutes({ favorites, guard }))
     .use(billingRoutes({ billing, guard }))
     .use(userDataRoutes({ userData, guard }))
+    .use(mcpRoutes({ mcp, authenticate, corsOrigins: config.corsOrigins }))
 
   /** The periodic work of every feature (db/jobs.ts runs them; on PostgreSQL one instance at a time). */
   const jobs: Job[] = [
@@ -114,7 +117,7 @@ export function createApp({
   return {
     api,
     handle: createEdge(edgeApp, { log, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins, web: createWebApp() }),
-    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing, userData },
+    services: { usage, accounts, tokens, oauth, catalogue, skills, favorites, optimizer, mail, billing, userData, mcp },
     jobs,
     start,
     stop,

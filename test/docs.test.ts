@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { makeTestApp, json } from './support/app'
+import { json, makeTestApp, register, setTier } from './support/app'
+import { rawMcp, rpc } from './support/mcp'
 
 const t = await makeTestApp()
 
@@ -48,6 +49,17 @@ describe('OpenAPI', async () => {
     expect(register.responses['201']).toBeDefined()
     expect(register.responses['409']).toBeDefined()
     expect(doc.paths['/api/docs']).toBeUndefined()
+  })
+
+  test('the MCP endpoint is in the document: POST /api/mcp under the mcp tag, its refusals, and docs/mcp.md named', async () => {
+    const doc = await json(await t.request('/api/openapi.json'))
+    const mcp = doc.paths['/api/mcp']
+    expect(Object.keys(mcp)).toEqual(['post'])
+    expect(mcp.post.tags).toEqual(['mcp'])
+    expect(mcp.post.security).toEqual([{ bearer: [] }])
+    expect(Object.keys(mcp.post.responses).sort()).toEqual(['200', '202', '400', '401', '403', '406', '413', '415', '422'])
+    expect(mcp.post.description).toContain('docs/mcp.md')
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toContain('mcp')
   })
 })
 
@@ -110,5 +122,22 @@ describe('documentation in the repository', async () => {
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
       .filter((endpoint) => !guide.includes(endpoint))
     expect(undocumented).toEqual([])
+  })
+
+  test('docs/mcp.md configures each client with a token in a header, every snippet is JSON, and it names every tool the server lists', async () => {
+    const guide = readFileSync(join(root, 'docs/mcp.md'), 'utf8')
+    for (const client of ['## Claude Code', '## Claude Desktop', '## Cursor', '## VS Code']) expect(guide).toContain(client)
+    const snippets = [...guide.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!)
+    expect(snippets.length).toBeGreaterThanOrEqual(4)
+    for (const snippet of snippets) {
+      expect(snippet).toContain('/api/mcp')
+      expect(JSON.stringify(JSON.parse(snippet))).toMatch(/Authorization.*Bearer/)
+    }
+    const user = await register(t)
+    await setTier(t, user.user.id, 'starter')
+    const listed = await json(await rawMcp(t, rpc('tools/list', {}), { token: user.token }))
+    const names: string[] = listed.result.tools.map((tool: { name: string }) => tool.name)
+    expect(names).toHaveLength(9)
+    expect(names.filter((name) => !guide.includes(`| \`${name}\` |`))).toEqual([])
   })
 })

@@ -68,7 +68,8 @@ describe('nesting limit', async () => {
     const bodies = [nested(20_000), `{"email":${nested(20_000)},"password":"x"}`, `{"prompt_id":${nested(65)}}`]
     for (const route of bodyRoutes()) {
       for (const body of bodies) {
-        const res = await send(route, body, { ...JSON_TYPE, authorization: `Bearer ${token}` })
+        // Accept as an MCP client sends it (POST /api/mcp checks its headers before the body); the other routes ignore it.
+        const res = await send(route, body, { ...JSON_TYPE, accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` })
         const detail = await problem(res, 400, 'malformed_json')
         expect({ route, detail: detail.detail }).toEqual({ route, detail: expect.stringContaining('64 deep') })
       }

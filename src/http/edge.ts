@@ -27,7 +27,8 @@ export interface EdgeApp {
 export type EdgeHandler = (request: Request, server?: Pick<Server<unknown>, 'requestIP'> | null) => Response | Promise<Response>
 
 const CORS_ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
-const CORS_ALLOW_HEADERS = 'authorization, content-type, x-request-id'
+// mcp-protocol-version: sent by MCP clients (POST /api/mcp) on every request after initialize.
+const CORS_ALLOW_HEADERS = 'authorization, content-type, x-request-id, mcp-protocol-version'
 const CORS_EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate, allow'
 
 /** The access log's route for the web app's pages and files (the paths outside /api). */

@@ -59,6 +59,11 @@ export function apiDocs() {
             { name: 'skills', description: 'Agent Skills (pro and lifetime tiers)' },
             { name: 'favorites', description: 'The user’s favorite prompts' },
             { name: 'payments', description: 'Checkouts at the card and wallet providers, their webhooks, the user’s subscription' },
+            {
+              name: 'mcp',
+              description:
+                'Model Context Protocol for MCP clients (Claude, Cursor, VS Code): the catalogue, skills, favorites and the optimizer as tools, prompts and resources',
+            },
             { name: 'operations', description: 'Health and documentation' },
           ],
           components: {

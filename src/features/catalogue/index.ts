@@ -15,7 +15,9 @@ import { sqliteCatalogueStore } from './store.sqlite'
 export { catalogueRoutes } from './routes'
 export { type ExportCounts, type ExportFormat, type ExportOptions, UnknownCategoryError } from './export'
 export { formatIssue, type FileReport, type ImportIssue, type Progress as ImportProgress } from './import/report'
+export { CategoryView as CategoryViewSchema, SearchHit as SearchHitSchema, Variable as VariableSchema } from './model'
 export type { CategoryView, Prompt, PromptSummary } from './model'
+export { fillVariables, type FillProblem } from './text'
 export type { Caller } from './service'
 
 // Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).

@@ -9,7 +9,7 @@ import { type Tier, TIER_LIMITS } from '../../tiers'
 import { addressSubject, type DailyQuota, dailyLimitReached, type UsageService, userSubject } from '../usage'
 import { type CategoryView, type Prompt, type PromptPage, type PromptSummary, SEARCH_COUNT_CAP, type SearchPage } from './model'
 import type { PromptSearch } from './search'
-import type { CatalogueStore, Page, PromptRecord, Sort, TreeRows } from './store'
+import type { CatalogueStore, NewestKey, Page, PromptRecord, Sort, TreeRows } from './store'
 import { parseVariables } from './text'
 
 /**
@@ -33,6 +33,14 @@ export const summary = (r: PromptRecord): PromptSummary => ({
   created_at: r.createdAt.toISOString(),
   updated_at: r.updatedAt.toISOString(),
 })
+
+/** A newest-first walk's position as an opaque cursor: base64url of "createdAt.seq". */
+const encodeCursor = (key: NewestKey) => Buffer.from(`${key.createdAt}.${key.seq}`).toString('base64url')
+function decodeCursor(cursor: string): NewestKey {
+  const match = cursor.length <= 64 ? /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString()) : null
+  if (!match) throw validationFailed([{ path: '/cursor', message: 'is not a cursor this server handed out' }])
+  return { createdAt: Number(match[1]), seq: Number(match[2]) }
+}
 
 interface Tree {
   revision: number
@@ -145,6 +153,18 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
 
     /** The prompt for /api/prompts/{id}, unmetered, or null. */
     prompt,
+
+    /**
+     * Every prompt with its content and variables, newest first, `limit` at a time (MCP
+     * prompts/list): `cursor` is the previous page's `next`, which is null after the last page.
+     */
+    async newestPrompts(cursor: string | undefined, limit: number): Promise<{ items: Prompt[]; next: string | null }> {
+      const { items, next } = await store.newestPrompts(cursor === undefined ? null : decodeCursor(cursor), limit)
+      return {
+        items: items.map((row) => ({ ...summary(row), content: row.content, variables: parseVariables(row.content) })),
+        next: next === null ? null : encodeCursor(next),
+      }
+    },
 
     /**
      * /api/prompts/{id}: the lookup comes first (an unknown prompt costs nothing), then the

@@ -122,6 +122,24 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       return row ? { ...record(row), content: row.content } : null
     },
 
+    async newestPrompts(after, limit) {
+      const rows = await db
+        .select({ ...summaryColumns, content: prompts.content })
+        .from(prompts)
+        .where(
+          after === null
+            ? undefined
+            : sql`(${prompts.createdAt}, ${prompts.seq}) < (${new Date(after.createdAt).toISOString()}::timestamptz, ${after.seq})`,
+        )
+        .orderBy(...ORDER.newest)
+        .limit(limit)
+      const last = rows.length === limit ? rows.at(-1) : undefined
+      return {
+        items: rows.map((row) => ({ ...record(row), content: row.content })),
+        next: last ? { createdAt: last.createdAt.getTime(), seq: last.seq } : null,
+      }
+    },
+
     async titles(ids) {
       if (ids.length === 0) return []
       return db.select({ id: prompts.id, title: prompts.title, categoryId: prompts.categoryId }).from(prompts).where(inArray(prompts.id, ids))

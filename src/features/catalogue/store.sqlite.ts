@@ -213,6 +213,24 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         return row ? { ...record(row), content: row.content } : null
       }),
 
+    // The seqs first, from a scan of the prompts_newest index (created_at and the rowid are in
+    // it), then only the page's rows: the table itself holds every prompt's content.
+    newestPrompts: (after, limit) =>
+      storage.read((db) => {
+        const where = after === null ? '' : 'WHERE (created_at, seq) < (?, ?)'
+        const page = `SELECT seq FROM prompts ${where} ORDER BY created_at DESC, seq DESC LIMIT ?`
+        const rows = statements(db)
+          .prepared<SummaryRow & { content: string }>(
+            `SELECT ${SUMMARY_COLUMNS}, p.content FROM prompts p WHERE p.seq IN (${page}) ORDER BY p.created_at DESC, p.seq DESC`,
+          )
+          .all(...(after === null ? [limit] : [after.createdAt, after.seq, limit]))
+        const last = rows.length === limit ? rows.at(-1) : undefined
+        return {
+          items: rows.map((row) => ({ ...record(row), content: row.content })),
+          next: last ? { createdAt: last.created_at, seq: last.seq } : null,
+        }
+      }),
+
     titles: (ids) =>
       storage.read((db) => {
         if (ids.length === 0) return []

@@ -100,12 +100,23 @@ export interface PromptFilter {
   type?: string
 }
 
+/** Where a newest-first walk through every prompt stopped: the last prompt's creation time (epoch ms) and seq. */
+export interface NewestKey {
+  createdAt: number
+  seq: number
+}
+
 export interface CatalogueStore {
   /** The catalogue revision: it moves with every transaction that changes categories or prompt placement. */
   revision(): Promise<number>
   tree(): Promise<TreeRows>
   listPrompts(filter: PromptFilter, sort: Sort, page: Page): Promise<{ items: PromptRecord[]; total: number }>
   prompt(id: string): Promise<(PromptRecord & { content: string }) | null>
+  /**
+   * Every prompt, newest first (creation time, then seq, descending), `limit` after `after`, with
+   * its content (MCP prompts/list). `next` is the key of the last one when the page is full.
+   */
+  newestPrompts(after: NewestKey | null, limit: number): Promise<{ items: (PromptRecord & { content: string })[]; next: NewestKey | null }>
   /** Title and category of each prompt that exists, in no particular order. */
   titles(ids: string[]): Promise<{ id: string; title: string; categoryId: string }[]>
 

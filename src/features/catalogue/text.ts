@@ -57,6 +57,37 @@ export function parseVariables(content: string): TemplateVariable[] {
   return [...seen.values()]
 }
 
+export interface FillProblem {
+  /** the variable (or the argument) the problem is about */
+  name: string
+  message: string
+}
+
+/**
+ * The content with every `{{variable}}` replaced by its value, else its default. An empty value
+ * counts as not given (forms send blank fields as ""). Problems: a variable with neither a value
+ * nor a default, a value outside the variable's options, a value for a name the content lacks.
+ */
+export function fillVariables(content: string, values: Record<string, string>): { text: string; problems: FillProblem[] } {
+  const problems: FillProblem[] = []
+  const variables = parseVariables(content)
+  const known = new Set(variables.map((v) => v.name))
+  for (const name of Object.keys(values)) {
+    if (!known.has(name)) problems.push({ name, message: `"${name}" is not a variable of this prompt` })
+  }
+  const resolved = new Map<string, string>()
+  for (const variable of variables) {
+    const given = values[variable.name]
+    const value = given === undefined || given === '' ? variable.default : given
+    if (value === null) problems.push({ name: variable.name, message: `"${variable.name}" is required (it has no default)` })
+    else if (variable.options && !variable.options.includes(value)) {
+      problems.push({ name: variable.name, message: `"${variable.name}" must be one of: ${variable.options.join(', ')}` })
+    } else resolved.set(variable.name, value)
+  }
+  const text = content.replace(VARIABLE, (match, name: string) => resolved.get(name) ?? match)
+  return { text, problems }
+}
+
 // RFC 4122 name-based UUID (version 5, SHA-1) in the promptlib namespace: the same category and
 // title always give the same prompt id, so re-importing a CSV updates instead of duplicating.
 const NAMESPACE = Buffer.from('6f1d7c2e9a4b4e0f8c3a5d2b1e0f9a7c', 'hex')

@@ -4,8 +4,8 @@ import type { CatalogueService } from '../catalogue'
 import { createFavoritesService, type FavoritesService } from './service'
 import { sqliteFavoritesStore } from './store.sqlite'
 
-export { Favorite as FavoriteSchema } from './model'
 export { favoritesRoutes } from './routes'
+export { Added as AddedSchema, Favorite as FavoriteSchema } from './model'
 export type { FavoritesService } from './service'
 
 // Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).

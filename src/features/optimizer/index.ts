@@ -13,6 +13,9 @@ import { sqliteOptimizerStore } from './store.sqlite'
 
 export { HistoryItem as HistoryItemSchema } from './model'
 export { optimizerRoutes } from './routes'
+export { parseOptimizeBody } from './input'
+export { PROMPT_MAX_CHARS, TARGET_MODEL_MAX_CHARS } from './model'
+export { MODE_IDS, OPTIMIZATION_MODES, type OptimizationMode } from './modes'
 export type { OptimizerService } from './service'
 
 // Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).

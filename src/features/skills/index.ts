@@ -5,6 +5,7 @@ import { createSkillsService, type SkillsService } from './service'
 import { sqliteSkillsStore } from './store.sqlite'
 
 export { skillsRoutes } from './routes'
+export { Skill as SkillSchema, SkillHit as SkillHitSchema } from './model'
 export type { SkillsService } from './service'
 export type { Outcome as SkillOutcome, SkillExport, SkillInput } from './store'
 
