@@ -14,7 +14,8 @@
 //   bun scripts/load.ts --quick         10 s, 50 connections (CI); RSS from 3 s to the end, bound 25 %
 //   options: --seconds N --connections N --binary dist/promptlib --json PATH (a machine-readable summary)
 //            --engine postgres [--database-url ADMIN_URL]   (else a throwaway cluster, scripts/postgres.sh)
-//            --seed N (the webhook events)
+//            --seed N (the webhook events) --server-log PATH (the server's output)
+//            --rate N (requests/s over all connections: an open loop) --kinds a,b (just these kinds of request)
 import { parseArgs } from 'node:util'
 
 const { values: opts } = parseArgs({
@@ -27,6 +28,9 @@ const { values: opts } = parseArgs({
     'database-url': { type: 'string' },
     json: { type: 'string' },
     seed: { type: 'string' },
+    rate: { type: 'string' },
+    'server-log': { type: 'string' },
+    kinds: { type: 'string' },
   },
 })
 if (opts.engine !== 'sqlite' && opts.engine !== 'postgres') throw new Error('--engine is sqlite or postgres')
@@ -45,5 +49,8 @@ await runLoad({
   rssGrowthBound: opts.quick ? 0.25 : 0.1,
   p99BoundMs: 50,
   json: opts.json,
+  serverLog: opts['server-log'],
+  kinds: opts.kinds?.split(','),
+  rate: opts.rate ? Number(opts.rate) : undefined,
   seed: Number(opts.seed ?? Math.floor(Math.random() * 2 ** 31)),
 })

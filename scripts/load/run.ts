@@ -1,7 +1,7 @@
 // One load run (scripts/load.ts): a single server on loopback with its own fresh database, the mixed
 // traffic of traffic.ts plus MCP tool calls (when the server has /api/mcp) and signed webhooks of
 // both providers, the server's RSS sampled every second, then every check. Exits 1 on a failure.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { sqlRun } from '../../test/support/sql'
 import {
   Checks,
@@ -34,6 +34,12 @@ export interface LoadOptions {
   p99BoundMs: number
   json?: string
   seed: number
+  /** just these kinds of request (to find which one is slow) */
+  kinds?: string[]
+  /** where to write the server's own output (stdout and stderr) at the end */
+  serverLog?: string
+  /** requests/s over all connections (an open loop); undefined: each connection as fast as it is answered */
+  rate?: number
 }
 
 /** Kinds whose latency is a stream's whole life, not a request's: left out of the p99 bound. */
@@ -50,7 +56,7 @@ export async function runLoad(o: LoadOptions): Promise<void> {
     const env = serverEnv(store, world, world.smtp, { DEMO_CATALOGUE: 'true' })
     const server = await start(stack, env, o.binary)
     console.log(
-      `load: ${o.connections} connections for ${o.seconds} s against ${o.binary ?? 'bun src/main.ts serve'} on ${o.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'} at ${server.url} (seed ${o.seed})`,
+      `load: ${o.connections} connections${o.rate ? ` sending ${o.rate} requests/s together` : ', each as fast as it is answered'} for ${o.seconds} s against ${o.binary ?? 'bun src/main.ts serve'} on ${o.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'} at ${server.url} (seed ${o.seed})`,
     )
 
     const users = await makeUsers(server.url, 40, (id) => withDb(store, (s) => sqlRun(s, "UPDATE users SET tier = 'pro' WHERE id = $1", [id])))
@@ -63,12 +69,29 @@ export async function runLoad(o: LoadOptions): Promise<void> {
 
     // The server's RSS every second while the traffic runs.
     const rss: { seconds: number; mb: number }[] = []
+    // CPU seconds: who used the two cores, the server or this process (the load generator).
+    const serverCpu0 = cpuSecondsOf(server.pid)
+    const ownCpu0 = process.cpuUsage()
     const t0 = performance.now()
     const sampler = setInterval(() => rss.push({ seconds: Math.round((performance.now() - t0) / 100) / 10, mb: server.rssMb() }), 1000)
-    const result = await runTraffic([server.url], users, catalogue, { connections: o.connections, seconds: o.seconds, extra })
+    const result = await runTraffic([server.url], users, catalogue, {
+      connections: o.connections,
+      seconds: o.seconds,
+      extra,
+      rate: o.rate,
+      only: o.kinds,
+    })
     clearInterval(sampler)
     rss.push({ seconds: Math.round((performance.now() - t0) / 100) / 10, mb: server.rssMb() })
+    const cpu = {
+      server: round(cpuSecondsOf(server.pid) - serverCpu0),
+      loadGenerator: round(cpuSeconds(process.cpuUsage(ownCpu0))),
+      wall: round((performance.now() - t0) / 1000),
+    }
     printResult(result)
+    console.log(
+      `CPU over ${cpu.wall} s: server ${cpu.server} s (${Math.round((cpu.server / cpu.wall) * 100)} % of a core), load generator ${cpu.loadGenerator} s (${Math.round((cpu.loadGenerator / cpu.wall) * 100)} %); server ${Math.round((cpu.server / result.requests) * 1e6)} µs CPU per request`,
+    )
 
     const nonStreaming = [...result.kinds].filter(([kind]) => !STREAMING.has(kind))
     const all = nonStreaming.flatMap(([, s]) => s.latencies)
@@ -128,6 +151,7 @@ export async function runLoad(o: LoadOptions): Promise<void> {
       webhookFailures.join('; '),
     )
     await stop(server)
+    if (o.serverLog) writeFileSync(o.serverLog, server.output())
     if (o.engine === 'sqlite') {
       const integrity = integrityCheck(store)
       checks.check('PRAGMA integrity_check', integrity === 'ok', integrity)
@@ -152,6 +176,7 @@ export async function runLoad(o: LoadOptions): Promise<void> {
         engine: o.engine,
         server: o.binary ?? 'bun src/main.ts serve',
         connections: o.connections,
+        target_rate: o.rate ?? null,
         seconds: round(result.seconds),
         requests: result.requests,
         requests_per_second: Math.round(result.requests / result.seconds),
@@ -162,6 +187,7 @@ export async function runLoad(o: LoadOptions): Promise<void> {
         non_streaming: { count: overall.count, p50_ms: round(overall.p50), p99_ms: round(overall.p99) },
         kinds,
         p99_bound_ms: o.p99BoundMs,
+        cpu_seconds: { server: cpu.server, load_generator: cpu.loadGenerator, wall: cpu.wall },
         rss_mb: { samples: rss, early: early.mb, early_at_seconds: early.seconds, end: end.mb, growth: round(growth, 4), bound: o.rssGrowthBound },
         checks: { failed: checks.failed.map((c) => c.name), count: checks.count },
         passed: checks.failed.length === 0,
@@ -184,3 +210,15 @@ export async function runLoad(o: LoadOptions): Promise<void> {
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
+
+const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6
+
+/** A process's user + system CPU time (/proc/PID/stat, in clock ticks of 1/100 s on Linux). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}

@@ -203,9 +203,20 @@ export async function runTraffic(
   bases: string[],
   users: LoadUser[],
   catalogue: { categories: string[]; prompts: string[] },
-  { connections, seconds, extra = [] }: { connections: number; seconds: number; extra?: Action[] },
+  {
+    connections,
+    seconds,
+    extra = [],
+    rate,
+    only,
+  }: { connections: number; seconds: number; extra?: Action[]; rate?: number /** just these kinds (profiling) */; only?: string[] },
 ): Promise<LoadResult> {
-  const next = weighted([...actions(users, catalogue), ...extra])
+  // With `rate` (requests/s over all connections), each connection sends on a schedule of its
+  // own (an open loop) and a latency counts from the scheduled start, so a server that falls
+  // behind shows it in the figures instead of slowing the client down. Without it, each
+  // connection sends its next request as soon as the last is answered (a closed loop).
+  const interval = rate ? (connections * 1000) / rate : 0
+  const next = weighted([...actions(users, catalogue), ...extra].filter((a) => !only || only.includes(a.kind)))
   const kinds = new Map<string, KindStats>()
   const errors: LoadResult['errors'] = []
   let requests = 0
@@ -215,10 +226,18 @@ export async function runTraffic(
   await Promise.all(
     Array.from({ length: connections }, async (_, worker) => {
       let i = worker
+      let scheduled = started + (interval * worker) / connections
       while (performance.now() < until) {
+        if (interval) {
+          const wait = scheduled - performance.now()
+          if (wait > 0) await Bun.sleep(wait)
+          if (scheduled >= until) break
+        }
         const action = next()
         const base = bases[i++ % bases.length]!
-        const t0 = performance.now()
+        // a timer can wake a little early: then the request starts now
+        const t0 = interval ? Math.min(scheduled, performance.now()) : performance.now()
+        scheduled += interval
         let outcome: Outcome
         try {
           outcome = await action.run(base)
