@@ -15,7 +15,7 @@
 //   options: --seconds N --connections N --binary dist/promptlib --json PATH (a machine-readable summary)
 //            --engine postgres [--database-url ADMIN_URL]   (else a throwaway cluster, scripts/postgres.sh)
 //            --seed N (the webhook events) --server-log PATH (the server's output)
-//            --rate N (requests/s over all connections: an open loop) --kinds a,b (just these kinds of request)
+//            --warmup S (unmeasured traffic first, default 3) --rate N (requests/s over all connections: an open loop) --kinds a,b (just these kinds of request)
 import { parseArgs } from 'node:util'
 
 const { values: opts } = parseArgs({
@@ -31,6 +31,7 @@ const { values: opts } = parseArgs({
     rate: { type: 'string' },
     'server-log': { type: 'string' },
     kinds: { type: 'string' },
+    warmup: { type: 'string' },
   },
 })
 if (opts.engine !== 'sqlite' && opts.engine !== 'postgres') throw new Error('--engine is sqlite or postgres')
@@ -50,6 +51,7 @@ await runLoad({
   p99BoundMs: 50,
   json: opts.json,
   serverLog: opts['server-log'],
+  warmupSeconds: Number(opts.warmup ?? 3),
   kinds: opts.kinds?.split(','),
   rate: opts.rate ? Number(opts.rate) : undefined,
   seed: Number(opts.seed ?? Math.floor(Math.random() * 2 ** 31)),
