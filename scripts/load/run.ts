@@ -49,7 +49,14 @@ const STREAMING = new Set(['optimize'])
 
 export async function runLoad(o: LoadOptions): Promise<void> {
   const stack = new Stack()
-  timeLimit(o.seconds + 90, stack)
+  // Setting up takes ~5 s (40 registrations hash their passwords), checking a few more.
+  timeLimit(o.warmupSeconds + o.seconds + 45, stack)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\nFAILED: ${signal}; stopped`)
+      void stack.stopAll().then(() => process.exit(1))
+    })
+  }
   const checks = new Checks()
   try {
     const world = await startWorld(stack)
