@@ -89,6 +89,7 @@ export async function runLoad(o: LoadOptions): Promise<void> {
     const rss: { seconds: number; mb: number }[] = []
     // CPU seconds: who used the two cores, the server or this process (the load generator).
     const serverCpu0 = cpuSecondsOf(server.pid)
+    const serverWait0 = runQueueSecondsOf(server.pid)
     const ownCpu0 = process.cpuUsage()
     const t0 = performance.now()
     const sampler = setInterval(() => rss.push({ seconds: Math.round((performance.now() - t0) / 100) / 10, mb: server.rssMb() }), 1000)
@@ -105,11 +106,13 @@ export async function runLoad(o: LoadOptions): Promise<void> {
       server: round(cpuSecondsOf(server.pid) - serverCpu0),
       loadGenerator: round(cpuSeconds(process.cpuUsage(ownCpu0))),
       wall: round((performance.now() - t0) / 1000),
+      /** how long the server's JavaScript thread was ready to run but waited for a core (other processes had them) */
+      serverWaitedForCpu: round(runQueueSecondsOf(server.pid) - serverWait0),
     }
     result.errors.unshift(...warmup.errors)
     printResult(result)
     console.log(
-      `CPU over ${cpu.wall} s: server ${cpu.server} s (${Math.round((cpu.server / cpu.wall) * 100)} % of a core), load generator ${cpu.loadGenerator} s (${Math.round((cpu.loadGenerator / cpu.wall) * 100)} %); server ${Math.round((cpu.server / result.requests) * 1e6)} µs CPU per request`,
+      `CPU over ${cpu.wall} s: server ${cpu.server} s (${Math.round((cpu.server / cpu.wall) * 100)} % of a core), load generator ${cpu.loadGenerator} s (${Math.round((cpu.loadGenerator / cpu.wall) * 100)} %); server ${Math.round((cpu.server / result.requests) * 1e6)} µs CPU per request; its event loop waited ${cpu.serverWaitedForCpu} s for a core`,
     )
 
     const nonStreaming = [...result.kinds].filter(([kind]) => !STREAMING.has(kind))
@@ -206,7 +209,7 @@ export async function runLoad(o: LoadOptions): Promise<void> {
         non_streaming: { count: overall.count, p50_ms: round(overall.p50), p99_ms: round(overall.p99) },
         kinds,
         p99_bound_ms: o.p99BoundMs,
-        cpu_seconds: { server: cpu.server, load_generator: cpu.loadGenerator, wall: cpu.wall },
+        cpu_seconds: { server: cpu.server, load_generator: cpu.loadGenerator, wall: cpu.wall, server_waited_for_cpu: cpu.serverWaitedForCpu },
         rss_mb: { samples: rss, early: early.mb, early_at_seconds: early.seconds, end: end.mb, growth: round(growth, 4), bound: o.rssGrowthBound },
         checks: { failed: checks.failed.map((c) => c.name), count: checks.count },
         passed: checks.failed.length === 0,
@@ -237,6 +240,15 @@ function cpuSecondsOf(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** How long a process's main thread has waited on a run queue, ready but without a core (/proc/PID/schedstat, ns). */
+function runQueueSecondsOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9
   } catch {
     return 0
   }
