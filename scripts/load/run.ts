@@ -121,6 +121,14 @@ export async function runLoad(o: LoadOptions): Promise<void> {
     console.log(
       `${'all (no streams)'.padEnd(16)} ${String(overall.count).padStart(7)} ${overall.p50.toFixed(2).padStart(6)} ${overall.p99.toFixed(2).padStart(8)}`,
     )
+    if (!o.rate) {
+      // Little's law: in a closed loop every connection always has one request out, so the mean
+      // latency is the connections over the throughput, whatever the server does per request.
+      const meanMs = (o.connections / (result.requests / result.seconds)) * 1000
+      console.log(
+        `closed loop: mean latency = ${o.connections} connections / ${Math.round(result.requests / result.seconds)} req/s = ${meanMs.toFixed(1)} ms`,
+      )
+    }
     const early = rss.find((s) => s.seconds >= o.rssAfterSeconds) ?? rss[0]!
     const end = rss.at(-1)!
     const growth = (end.mb - early.mb) / early.mb
