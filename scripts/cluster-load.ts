@@ -37,8 +37,8 @@ if (!opts['database-url'] && !process.env.PROMPTLIB_TEST_POSTGRES) {
 // The test support reads PROMPTLIB_TEST_POSTGRES when it loads: after it is set.
 const { startCluster } = await import('../test/support/cluster')
 const { freshDatabaseUrl } = await import('../test/support/postgres')
-const { sqlNumber, sqlRows, withStorage } = await import('../test/support/sql')
-const { catalogueOf, makeUsers, printResult, runTraffic } = await import('./load/traffic')
+const { sqlRows, withStorage } = await import('../test/support/sql')
+const { catalogueOf, exactCountMismatches, makeUsers, printResult, runTraffic } = await import('./load/traffic')
 
 const databaseUrl = (await freshDatabaseUrl())!
 const env = { DATABASE_URL: databaseUrl, JWT_SECRET: 'cluster-load-secret-cluster-load-secret-01' }
@@ -56,32 +56,7 @@ try {
   if (result.errors.length > 0) failed = true
 
   // Exact counts: what every instance wrote together against what the clients saw.
-  const mismatches: string[] = []
-  await withStorage(env, async (storage) => {
-    for (const u of users) {
-      if (u.tier === 'free') {
-        const opened = await sqlNumber(storage, "SELECT coalesce(sum(count), 0) FROM daily_usage WHERE subject = $1 AND metric = 'prompts'", [
-          `user:${u.id}`,
-        ])
-        if (opened !== u.openedPrompts.size) mismatches.push(`${u.email}: ${opened} prompts counted, ${u.openedPrompts.size} opened`)
-      } else {
-        const favorites = (await sqlRows<{ prompt_id: string }>(storage, 'SELECT prompt_id FROM favorites WHERE user_id = $1', [u.id])).map(
-          (r) => r.prompt_id,
-        )
-        if (favorites.length !== u.favorites.size || favorites.some((id) => !u.favorites.has(id))) {
-          mismatches.push(`${u.email}: ${favorites.length} favorites stored, ${u.favorites.size} expected`)
-        }
-        const completed = await sqlNumber(storage, "SELECT count(*) FROM optimization_history WHERE user_id = $1 AND status = 'completed'", [u.id])
-        if (completed !== u.completedOptimizations)
-          mismatches.push(`${u.email}: ${completed} optimizations completed, ${u.completedOptimizations} streamed`)
-      }
-    }
-    const drift = await sqlNumber(
-      storage,
-      'SELECT count(*) FROM prompts p WHERE p.favorite_count <> (SELECT count(*) FROM favorites f WHERE f.prompt_id = p.id)',
-    )
-    if (drift > 0) mismatches.push(`${drift} prompts whose favorite_count differs from their favorites`)
-  })
+  const mismatches = await withStorage(env, (storage) => exactCountMismatches(storage, users))
   console.log(mismatches.length === 0 ? 'exact counts: every count matches what the clients saw' : `exact counts: ${mismatches.length} mismatches`)
   for (const m of mismatches.slice(0, 10)) console.log(`  ${m}`)
   if (mismatches.length > 0) failed = true

@@ -3,7 +3,9 @@
 // Every request's outcome is checked against what the contract allows, and the client keeps
 // what the database must show afterwards (each free user's distinct prompts opened, each user's
 // favorites, each user's completed optimizations), so a run ends with an exact-count check.
+import type { Storage } from '../../src/db/storage'
 import { GOOD_PASSWORD } from '../../test/support/app'
+import { sqlNumber, sqlRows } from '../../test/support/sql'
 
 export interface LoadUser {
   id: string
@@ -33,7 +35,7 @@ export interface LoadResult {
   kinds: Map<string, KindStats>
 }
 
-const WORDS = ['email', 'code', 'review', 'marketing', 'summary', 'write', 'plan', 'data', 'story', 'product', 'teach', 'research']
+export const WORDS = ['email', 'code', 'review', 'marketing', 'summary', 'write', 'plan', 'data', 'story', 'product', 'teach', 'research']
 
 async function post(base: string, path: string, body: unknown, token?: string): Promise<Response> {
   return fetch(`${base}${path}`, {
@@ -82,10 +84,12 @@ export async function catalogueOf(base: string): Promise<{ categories: string[];
   return { categories: tree.items.map((c) => c.id), prompts }
 }
 
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!
+export const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!
 
-type Outcome = { status: number; ok: boolean; expected429?: boolean; detail?: string }
-type Action = { kind: string; weight: number; run(base: string): Promise<Outcome> }
+/** What one request got: `ok` when the contract allows it; `expected429` marks a refusal the run expects (counted, not an error). */
+export type Outcome = { status: number; ok: boolean; expected429?: boolean; detail?: string }
+/** One kind of request, drawn with probability weight / sum of weights. */
+export type Action = { kind: string; weight: number; run(base: string): Promise<Outcome> }
 
 function actions(users: LoadUser[], catalogue: { categories: string[]; prompts: string[] }): Action[] {
   /** users whose favorites a request is changing right now */
@@ -194,14 +198,25 @@ function weighted(list: Action[]): () => Action {
   }
 }
 
-/** `connections` concurrent loops for `seconds`, spread over `bases` round robin (or one balancer URL). */
+/** `connections` concurrent loops for `seconds`, spread over `bases` round robin (or one balancer URL); `extra`: more kinds of request. */
 export async function runTraffic(
   bases: string[],
   users: LoadUser[],
   catalogue: { categories: string[]; prompts: string[] },
-  { connections, seconds }: { connections: number; seconds: number },
+  {
+    connections,
+    seconds,
+    extra = [],
+    rate,
+    only,
+  }: { connections: number; seconds: number; extra?: Action[]; rate?: number /** just these kinds (profiling) */; only?: string[] },
 ): Promise<LoadResult> {
-  const next = weighted(actions(users, catalogue))
+  // With `rate` (requests/s over all connections), each connection sends on a schedule of its
+  // own (an open loop) and a latency counts from the scheduled start, so a server that falls
+  // behind shows it in the figures instead of slowing the client down. Without it, each
+  // connection sends its next request as soon as the last is answered (a closed loop).
+  const interval = rate ? (connections * 1000) / rate : 0
+  const next = weighted([...actions(users, catalogue), ...extra].filter((a) => !only || only.includes(a.kind)))
   const kinds = new Map<string, KindStats>()
   const errors: LoadResult['errors'] = []
   let requests = 0
@@ -211,10 +226,18 @@ export async function runTraffic(
   await Promise.all(
     Array.from({ length: connections }, async (_, worker) => {
       let i = worker
+      let scheduled = started + (interval * worker) / connections
       while (performance.now() < until) {
+        if (interval) {
+          const wait = scheduled - performance.now()
+          if (wait > 0) await Bun.sleep(wait)
+          if (scheduled >= until) break
+        }
         const action = next()
         const base = bases[i++ % bases.length]!
-        const t0 = performance.now()
+        // a timer can wake a little early: then the request starts now
+        const t0 = interval ? Math.min(scheduled, performance.now()) : performance.now()
+        scheduled += interval
         let outcome: Outcome
         try {
           outcome = await action.run(base)
@@ -256,4 +279,37 @@ export function printResult(result: LoadResult): void {
     )
   }
   for (const e of result.errors.slice(0, 10)) console.log(`  error: ${e.kind} ${e.status} ${e.detail}`)
+}
+
+/**
+ * What the database must show after a run, against what the clients saw: each free user's
+ * distinct prompts opened (the daily meter), each pro user's favorites and completed
+ * optimizations, and every prompt's favorite_count equal to its favorites. Empty when all match.
+ */
+export async function exactCountMismatches(storage: Storage, users: LoadUser[]): Promise<string[]> {
+  const mismatches: string[] = []
+  for (const u of users) {
+    if (u.tier === 'free') {
+      const opened = await sqlNumber(storage, "SELECT coalesce(sum(count), 0) FROM daily_usage WHERE subject = $1 AND metric = 'prompts'", [
+        `user:${u.id}`,
+      ])
+      if (opened !== u.openedPrompts.size) mismatches.push(`${u.email}: ${opened} prompts counted, ${u.openedPrompts.size} opened`)
+    } else {
+      const favorites = (await sqlRows<{ prompt_id: string }>(storage, 'SELECT prompt_id FROM favorites WHERE user_id = $1', [u.id])).map(
+        (r) => r.prompt_id,
+      )
+      if (favorites.length !== u.favorites.size || favorites.some((id) => !u.favorites.has(id))) {
+        mismatches.push(`${u.email}: ${favorites.length} favorites stored, ${u.favorites.size} expected`)
+      }
+      const completed = await sqlNumber(storage, "SELECT count(*) FROM optimization_history WHERE user_id = $1 AND status = 'completed'", [u.id])
+      if (completed !== u.completedOptimizations)
+        mismatches.push(`${u.email}: ${completed} optimizations completed, ${u.completedOptimizations} streamed`)
+    }
+  }
+  const drift = await sqlNumber(
+    storage,
+    'SELECT count(*) FROM prompts p WHERE p.favorite_count <> (SELECT count(*) FROM favorites f WHERE f.prompt_id = p.id)',
+  )
+  if (drift > 0) mismatches.push(`${drift} prompts whose favorite_count differs from their favorites`)
+  return mismatches
 }
