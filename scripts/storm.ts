@@ -9,36 +9,9 @@
 //   options: --deliveries N --users N --concurrency N --seed N --binary dist/promptlib --timeout S
 //            --engine postgres [--database-url ADMIN_URL]   (else a throwaway cluster, scripts/postgres.sh)
 // Exits 1 with the failed checks.
-import { parseArgs } from 'node:util'
+import { stormOptions } from './storm/options'
 
-const { values: opts } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    deliveries: { type: 'string' },
-    users: { type: 'string' },
-    concurrency: { type: 'string', default: '50' },
-    seed: { type: 'string' },
-    binary: { type: 'string' },
-    engine: { type: 'string', default: 'sqlite' },
-    'database-url': { type: 'string' },
-    timeout: { type: 'string' },
-  },
-})
-if (opts.engine !== 'sqlite' && opts.engine !== 'postgres') throw new Error('--engine is sqlite or postgres')
-// The test support reads PROMPTLIB_TEST_POSTGRES when it loads: set (or cleared) before it does.
-const { throwawayPostgres } = await import('./storm/pg')
-if (opts.engine === 'postgres') process.env.PROMPTLIB_TEST_POSTGRES = opts['database-url'] ?? throwawayPostgres()
-else delete process.env.PROMPTLIB_TEST_POSTGRES
+const { opts, quick, common } = await stormOptions()
 const { runStorm } = await import('./storm/run')
 
-await runStorm({
-  deliveries: Number(opts.deliveries ?? (opts.quick ? 1000 : 10_000)),
-  users: Number(opts.users ?? (opts.quick ? 100 : 1000)),
-  duplicates: 0.3,
-  concurrency: Number(opts.concurrency),
-  seed: Number(opts.seed ?? Math.floor(Math.random() * 2 ** 31)),
-  binary: opts.binary,
-  engine: opts.engine,
-  timeoutSeconds: Number(opts.timeout ?? (opts.quick ? 90 : 600)),
-  kills: 0,
-})
+await runStorm({ ...common, timeoutSeconds: Number(opts.timeout ?? (quick ? 90 : 600)), kills: 0 })

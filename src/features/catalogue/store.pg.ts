@@ -3,6 +3,7 @@
 // multi-row statements (bench-search.ts).
 import { type AnyColumn, and, asc, count, desc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm'
 import { LOCKS } from '../../db/postgres/locks'
+import { rowsThatFit } from '../../db/export-page'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { joinTags, splitTags } from '../../lib/text'
 import { catalogueState, categories, prompts, promptSearch, promptTags, subcategories } from './schema.pg'
@@ -285,13 +286,7 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
         .where(where)
         .orderBy(prompts.seq)
         .limit(limits.rows)
-      const seqs: number[] = []
-      let chars = 0
-      for (const r of sizes) {
-        if (seqs.length > 0 && chars + r.chars > limits.chars) break
-        chars += r.chars
-        seqs.push(r.seq)
-      }
+      const seqs = rowsThatFit(sizes, limits)
       if (seqs.length === 0) return { prompts: [], cursor }
       const rows = await on
         .select({

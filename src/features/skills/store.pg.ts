@@ -2,6 +2,7 @@
 // here from the same folded words as the query (lib/search/tsquery.ts): name A, tags B,
 // description C, instructions D, ranked with ts_rank_cd.
 import { and, count, eq, gt, type SQL, sql } from 'drizzle-orm'
+import { rowsThatFit } from '../../db/export-page'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { tsquery, weightedVector } from '../../lib/search/tsquery'
 import { joinTags, sameTimestamps, splitTags } from '../../lib/text'
@@ -166,13 +167,7 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
         .where(where)
         .orderBy(skills.seq)
         .limit(limits.rows)
-      const seqs: number[] = []
-      let chars = 0
-      for (const r of sizes) {
-        if (seqs.length > 0 && chars + r.chars > limits.chars) break
-        chars += r.chars
-        seqs.push(r.seq)
-      }
+      const seqs = rowsThatFit(sizes, limits)
       if (seqs.length === 0) return { skills: [], cursor }
       const rows = await on
         .select({ ...columns, createdAt: skills.createdAt, instructions: skills.instructions })
