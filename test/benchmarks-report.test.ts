@@ -26,6 +26,14 @@ describe('benchmark report', () => {
     ])
   })
 
+  test('a proof script’s checks are figures without a value', () => {
+    const figures = parseFigures('checks\n  ok   no errors other than the expected 429s: 0 errors\n  FAIL PRAGMA integrity_check: corrupt')
+    expect(figures.map((f) => [f.label, f.measured, f.target, f.ok])).toEqual([
+      ['no errors other than the expected 429s', null, null, true],
+      ['PRAGMA integrity_check', null, null, false],
+    ])
+  })
+
   test('the chart draws a bar per figure with a value, in the colour of its verdict', () => {
     const svg = svgChart('x', parseFigures('a: 5 ms (target <= 2) MISSED\nb: 0.9 (target >= 0.5) ok'))
     expect(svg.match(/<rect x=/g)).toHaveLength(2)

@@ -8,7 +8,8 @@ export interface Figure {
   /** what was measured: the line up to its value */
   label: string
   measured: number | null
-  target: number
+  /** null for a pass/fail check (`ok   name: detail` / `FAIL name: detail`) */
+  target: number | null
   /** true for "at least" targets */
   atLeast: boolean
   ok: boolean
@@ -17,11 +18,18 @@ export interface Figure {
 const TARGET = /(<=|>=|≤|≥)\s*([\d][\d,]*(?:\.\d+)?)/g
 const NUMBER = /(?<![\w.])(\d[\d,]*(?:\.\d+)?)/g
 const VERDICT = /\b(ok|MISSED)\b/
+/** a pass/fail check as the proof scripts print them (scripts/storm/harness.ts Checks) */
+const CHECK = /^(ok|FAIL)\s+(\S.*)$/
 
 export function parseFigures(output: string): Figure[] {
   const figures: Figure[] = []
   for (const raw of output.split('\n')) {
     const line = raw.trim()
+    const check = CHECK.exec(line)
+    if (check) {
+      figures.push({ text: line, label: check[2]!.split(':')[0]!, measured: null, target: null, atLeast: true, ok: check[1] === 'ok' })
+      continue
+    }
     if (!VERDICT.test(line) || !/target|>=|<=|≥|≤/.test(line)) continue
     let from = 0
     for (const m of line.matchAll(TARGET)) {
@@ -61,7 +69,7 @@ const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').rep
  * target ÷ measured for "at most"), so every bar past the line at 1 × met its target. Log scale, 0.1–10 ×.
  */
 export function svgChart(title: string, figures: Figure[]): string {
-  const rows = figures.filter((f) => f.measured !== null && f.measured > 0 && f.target > 0)
+  const rows = figures.filter((f) => f.measured !== null && f.measured > 0 && f.target !== null && f.target > 0)
   const width = 760
   const left = 330
   const barArea = width - left - 90
@@ -75,7 +83,7 @@ export function svgChart(title: string, figures: Figure[]): string {
   ]
   rows.forEach((f, i) => {
     const y = 36 + i * rowHeight
-    const factor = f.atLeast ? f.measured! / f.target : f.target / f.measured!
+    const factor = f.atLeast ? f.measured! / f.target! : f.target! / f.measured!
     const label = f.label.length > 52 ? `${f.label.slice(0, 51)}…` : f.label
     parts.push(
       `<text x="${left - 8}" y="${y + 15}" text-anchor="end">${escape(label)}</text>`,
