@@ -53,11 +53,11 @@ export function parseFigures(output: string): Figure[] {
 }
 
 /**
- * The words naming a value: in a table row (several numbers before it) the row's first word, else
+ * The words naming a value: in a table row (a name, then columns of numbers) the row's first word, else
  * what precedes the value since the previous figure.
  */
 function labelOf(line: string, before: string, valueAt: number | undefined, numbers: number): string {
-  if (numbers > 2) return `${line.split(/\s+/)[0]} ratio`
+  if (numbers > 2 && /^[\w-]+\s{2,}[\d,]/.test(line)) return `${line.split(/\s+/)[0]} ratio`
   const head = (valueAt === undefined ? before : before.slice(0, valueAt)).split(/\s{2,}|\)|\b(?:ok|MISSED)\b/).at(-1) ?? ''
   return head.replace(/[\s:(;,]+$/, '').trim() || line.slice(0, 40)
 }
