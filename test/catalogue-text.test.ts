@@ -78,6 +78,12 @@ describe('previewOf', () => {
     expect(p.endsWith('…')).toBe(true)
     expect(/[\ud800-\udbff]…$/.test(p)).toBe(false)
   })
+  test('white space that folds the first 400 characters below 200 still yields the text after it; trailing punctuation is dropped', () => {
+    // previewOf folds the first 400 characters when they suffice, else the first 800.
+    expect(previewOf(`${' '.repeat(350)}${'word '.repeat(60)}`)).toBe(`${'word '.repeat(39)}word…`)
+    expect(previewOf(`${'a'.repeat(150)} ${'\u001f'.repeat(300)}${'b, '.repeat(200)}`)).toBe(`${'a'.repeat(150)} ${'b, '.repeat(15)}b…`)
+    expect(previewOf(`${'x'.repeat(195)} -–—,;:. ${'y'.repeat(300)}`)).toBe(`${'x'.repeat(195)}…`)
+  })
 })
 
 describe('tags and slugs', () => {

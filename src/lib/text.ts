@@ -20,10 +20,10 @@ export function slugify(value: string): string {
 }
 
 /** Tags are stored as slugs (letters of any script, digits, single hyphens), unique, in order. */
-export function normaliseTags(tags: readonly string[]): string[] {
+export function normaliseTags(tags: readonly string[], slug: (tag: string) => string = slugify): string[] {
   const out: string[] = []
   for (const tag of tags) {
-    const t = slugify(tag)
+    const t = slug(tag)
     if (t && !out.includes(t)) out.push(t)
   }
   return out

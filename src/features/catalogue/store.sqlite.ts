@@ -110,8 +110,9 @@ const statements = perConnection((db: SqliteDb) => {
     ),
     insertSubcategory: c.prepare('INSERT INTO subcategories (category_id, id, name, description, sort_order) VALUES (?, ?, ?, ?, ?)'),
     updateSubcategory: c.prepare('UPDATE subcategories SET name = ?, description = ?, sort_order = ? WHERE category_id = ? AND id = ?'),
-    promptHash: c.prepare<{ seq: number; source_hash: string; created_at: number; updated_at: number }, [string]>(
-      'SELECT seq, source_hash, created_at, updated_at FROM prompts WHERE id = ?',
+    // The stored prompts among a batch's ids, in one statement (bench-data.ts: one lookup per prompt was 0.3 s of 100,000).
+    promptHashes: c.prepare<{ id: string; seq: number; source_hash: string; created_at: number; updated_at: number }, [string]>(
+      'SELECT id, seq, source_hash, created_at, updated_at FROM prompts WHERE id IN (SELECT value FROM json_each(?))',
     ),
     oldPrompt: c.prepare<OldPrompt, [number]>(
       'SELECT seq, title, description, category_id, subcategory_id, type, content, tags, facets FROM prompts WHERE seq = ?',
@@ -302,11 +303,13 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         const q = statements(db)
         // Index writes for the end of the call: [seq, title, description, content, tags, facets], 'delete' first.
         const queue: { remove: boolean; values: [number, string, string, string, string, string] }[] = []
+        // The ids of a call are unique (the port's rule): none of its writes changes what another one finds here.
+        const stored = new Map(q.promptHashes.all(JSON.stringify(inputs.map((p) => p.id))).map((row) => [row.id, row]))
         const outcomes = inputs.map((p, i): Outcome => {
           if (i > 0 && i % PROGRESS_EVERY === 0) onProgress?.(i)
           const tags = joinTags(p.tags)
           const hash = promptSourceHash(p, tags)
-          const existing = q.promptHash.get(p.id)
+          const existing = stored.get(p.id)
           let old: OldPrompt | undefined
           if (existing) {
             let sameText = existing.source_hash === hash

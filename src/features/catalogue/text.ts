@@ -10,17 +10,24 @@ export const PREVIEW_LENGTH = 200
  * single spaces, cut at a word boundary, with "…" when cut.
  */
 export function previewOf(content: string, max = PREVIEW_LENGTH): string {
-  const folded = content
-    .slice(0, max * 4)
-    .replace(SPACE_OR_CONTROL, ' ')
-    .trim()
+  // The first max * 2 characters folded are a prefix of the first max * 4 folded: when they hold more
+  // than `max`, the preview is the same, for half the folding (bench-data.ts: 100,000 previews).
+  const short = content.length > max * 2 ? fold(content.slice(0, max * 2)) : null
+  const folded = short !== null && short.length > max ? short : fold(content.slice(0, max * 4))
   if (folded.length <= max) return folded
   // Cut by UTF-16 units, never inside a surrogate pair.
   let cut = folded.slice(0, /[\ud800-\udbff]/.test(folded.charAt(max - 1)) ? max - 1 : max)
   const space = cut.lastIndexOf(' ')
   if (space >= max * 0.6) cut = cut.slice(0, space)
-  return cut.replace(/[\s,;:.\-–—]+$/u, '') + '…'
+  // The run of spaces and punctuation at its end dropped, read backwards (a regex anchored at the end tries every position).
+  let end = cut.length
+  while (end > 0 && TRAILING.test(cut.charAt(end - 1))) end--
+  return cut.slice(0, end) + '…'
 }
+
+const TRAILING = /[\s,;:.\-–—]/u
+
+const fold = (text: string) => text.replace(SPACE_OR_CONTROL, ' ').trim()
 
 export interface TemplateVariable {
   name: string

@@ -12,7 +12,7 @@ import { isSlug, normaliseTags, unstorable, UUID } from '../../../lib/text'
 import type { PromptInput } from '../store'
 import { DEFAULT_PROMPT_TYPE, previewOf, uuidV5 } from '../text'
 import { CsvParser, type CsvRecord, isCsvError } from './csv-parse'
-import { LIMITS } from './fields'
+import { LIMITS, tagSlug } from './fields'
 import { type FileImportOptions, FileRefused, importFile } from './file'
 import { addError, addWarning, type FileReport, newReport } from './report'
 import { type ByteSource, openByteSource } from './source'
@@ -152,7 +152,7 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
         if (value === null) problems.push([record.line, `"${name}" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z`])
       const description = col('description') === -1 ? describe(content) : field('description')
       if (description.length > LIMITS.description) problems.push([record.line, `"description" is longer than ${LIMITS.description} characters`])
-      const tags = normaliseTags(field('tags').split(','))
+      const tags = normaliseTags(field('tags').split(','), tagSlug)
       if (tags.length > LIMITS.tags) warn(record.line, `more than ${LIMITS.tags} tags; the first ${LIMITS.tags} kept`)
       if (problems.length > 0) return refused()
 

@@ -82,6 +82,8 @@ async function importCatalogueEvents(
   const stored = new Map<string, Set<string> | null>()
   const promptIds = new UuidSet()
   const skillNames = new Set<string>()
+  /** categoryOf's answers, until the file defines another category (a large file asks for every prompt: bench-data.ts) */
+  const merged = new Map<string, Set<string> | null>()
   /** prompts whose category (or subcategory) was not known when they were read: tried again at the end */
   const deferred: { index: number; line: number | null; start?: number; end?: number; value?: unknown }[] = []
 
@@ -109,11 +111,14 @@ async function importCatalogueEvents(
   return importFile(target, report, opts, async (w: FileWrites) => {
     /** The subcategories of a category of this file or of the catalogue, or null when it exists in neither. */
     const categoryOf = async (id: string): Promise<Set<string> | null> => {
+      const known = merged.get(id)
+      if (known !== undefined) return known
       if (!stored.has(id)) stored.set(id, (await target.catalogue.categoryOutline([id], w.tx)).get(id) ?? null)
       const inFile = fileCategories.get(id)
       const inStore = stored.get(id) ?? null
-      if (!inFile) return inStore
-      return inStore ? new Set([...inFile, ...inStore]) : inFile
+      const subs = !inFile ? inStore : inStore ? new Set([...inFile, ...inStore]) : inFile
+      merged.set(id, subs)
+      return subs
     }
 
     /** A prompt: written, refused, or (`last` false, its category unknown so far) deferred. */
@@ -162,6 +167,7 @@ async function importCatalogueEvents(
         const { subcategories, ...input } = category
         await w.category(input, subcategories)
         fileCategories.set(category.id, new Set(subcategories.map((s) => s.id)))
+        merged.clear()
       } else if (section === 'prompts') {
         const id = isRecord(event.value) && typeof event.value.id === 'string' && UUID.test(event.value.id) ? event.value.id.toLowerCase() : null
         if (id !== null) {
