@@ -4,6 +4,7 @@
 FROM oven/bun:1.4 AS build
 WORKDIR /src
 COPY package.json bun.lock bunfig.toml ./
+COPY patches ./patches
 RUN bun install --frozen-lockfile
 COPY . .
 RUN bun run build

@@ -53,7 +53,17 @@ try {
   const catalogue = await catalogueOf(cluster.url)
   const result = await runTraffic([cluster.url], users, catalogue, { connections, seconds })
   printResult(result)
-  if (result.errors.length > 0) failed = true
+  if (result.errors.length > 0) {
+    failed = true
+    // What the instances logged as errors: a 5xx's cause is in its instance's log.
+    for (const [i, instance] of cluster.instances.entries())
+      for (const line of instance
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"level":"error"'))
+        .slice(0, 5))
+        console.log(`  instance ${i + 1}: ${line.slice(0, 2000)}`)
+  }
 
   // Exact counts: what every instance wrote together against what the clients saw.
   const mismatches = await withStorage(env, (storage) => exactCountMismatches(storage, users))

@@ -3,6 +3,7 @@
 // under concurrency; on PostgreSQL, what several instances share (migrations, the generated JWT
 // secret, jobs) is done once.
 import { describe, expect, test } from 'bun:test'
+import postgres from 'postgres'
 import { openStorage } from '../src/db'
 import { startJobs } from '../src/db/jobs'
 import { openPostgres } from '../src/db/postgres/client'
@@ -73,6 +74,29 @@ describe(`transactions (${TEST_ENGINE})`, async () => {
     expect(results.filter((r) => r.allowed && r.counted)).toHaveLength(1)
     expect(results.every((r) => r.allowed)).toBe(true)
     expect(await t.services.usage.used(subject, 'prompts')).toBe(1)
+  })
+})
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('postgres-js transactions under a full pipeline (patches/postgres@3.4.9.patch)', () => {
+  // postgres-js 3.4.9 skipped reserving a transaction's connection when its BEGIN filled the
+  // pipeline: other queries then ran inside the open transaction (scripts/cluster-load.ts saw
+  // UNSAFE_TRANSACTION, a lost favorite and an optimization counted twice). With no pipeline at
+  // all every BEGIN is at the boundary, so without the patch each of these fails.
+  test('a BEGIN at the pipeline boundary reserves its connection', async () => {
+    const url = (await emptyDatabaseUrl())!
+    // max_pipeline is an option of postgres-js its types do not list.
+    const sql = postgres(url, { max: 4, max_pipeline: 0, onnotice: () => {} } as postgres.Options<{}>)
+    try {
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => sql.begin(async (tx) => (await tx`SELECT ${i}::int AS i`)[0]!.i)))
+      expect(results).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+      // and outside a transaction no connection is left inside one
+      const [row] = await sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`
+      expect(row!.n).toBe(0)
+    } finally {
+      await sql.end()
+    }
   })
 })
 
