@@ -16,6 +16,9 @@ describe('validation messages', () => {
   test('name what was expected, never echo the value sent ("[object Object]", an array’s contents)', async () => {
     const bodies = [
       { email: { nested: 'object' }, password: 'x' },
+      // Objects no template can print: Elysia built its message with `${value}` and threw a 500 (patches/elysia@1.4.30.patch)
+      { email: { toString: 'not a function' }, password: 'x' },
+      { email: { valueOf: 1, toString: {} }, password: 'x' },
       { email: 'a@example.com', password: Array.from({ length: 500 }, (_, i) => i) },
     ]
     for (const json of bodies) {
