@@ -14,7 +14,7 @@ afterAll(async () => {
 
 describe('validation messages', () => {
   test('name what was expected, never echo the value sent ("[object Object]", an array’s contents)', async () => {
-    const bodies = [
+    const bodies: Record<string, unknown>[] = [
       { email: { nested: 'object' }, password: 'x' },
       // Objects no template can print: Elysia built its message with `${value}` and threw a 500 (patches/elysia@1.4.30.patch)
       { email: { toString: 'not a function' }, password: 'x' },

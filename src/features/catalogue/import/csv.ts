@@ -15,7 +15,7 @@ import { CsvParser, type CsvRecord, isCsvError } from './csv-parse'
 import { LIMITS, tagSlug } from './fields'
 import { type FileImportOptions, FileRefused, importFile } from './file'
 import { addError, addWarning, type FileReport, newReport } from './report'
-import { type ByteSource, openByteSource } from './source'
+import { type ByteSource, openForImport } from './source'
 import type { ImportTarget } from './target'
 import { UuidSet } from './uuid-set'
 import { completeSequences, decodeUtf8 } from './utf8'
@@ -61,15 +61,8 @@ const timestamp = (value: string): number | null | undefined => {
 
 export async function importPromptsCsv(target: ImportTarget, path: string, opts: CsvImportOptions): Promise<FileReport> {
   const report = newReport(opts.file, 'csv', opts.source)
-  let source: ByteSource
-  try {
-    source = await openByteSource(path)
-  } catch (error) {
-    report.refused = true
-    addError(report, null, `cannot read: ${(error as Error).message}`)
-    return report
-  }
-  report.bytes = source.size
+  const source = await openForImport(path, report)
+  if (!source) return report
   try {
     return await importRows(target, source, report, opts)
   } finally {

@@ -10,7 +10,7 @@ import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { type FileImportOptions, FileRefused, type FileWrites, importFile } from './file'
 import { JsonSyntaxError, readCatalogue, type Section, SECTIONS, UnreadableField } from './json-stream'
 import { addError, addWarning, type FileReport, newReport } from './report'
-import { type ByteSource, openByteSource } from './source'
+import { type ByteSource, openForImport } from './source'
 import type { ImportTarget, SkillInput } from './target'
 import { UuidSet } from './uuid-set'
 import { decodeUtf8 } from './utf8'
@@ -36,15 +36,8 @@ const NOT_A_CATALOGUE = `not a promptlib catalogue: expected {"format": "${CATAL
 /** A catalogue file, read piece by piece. */
 export async function importCatalogueFile(target: ImportTarget, path: string, opts: JsonImportOptions): Promise<FileReport> {
   const report = newReport(opts.file, 'json', opts.source)
-  let source: ByteSource
-  try {
-    source = await openByteSource(path)
-  } catch (error) {
-    report.refused = true
-    addError(report, null, `cannot read: ${(error as Error).message}`)
-    return report
-  }
-  report.bytes = source.size
+  const source = await openForImport(path, report)
+  if (!source) return report
   try {
     return await importCatalogueEvents(target, readCatalogue(source), report, opts, source)
   } finally {

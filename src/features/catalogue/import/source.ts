@@ -2,6 +2,7 @@
 // 1 GB catalogue imports in a few hundred megabytes). A piece can be read again by its offsets
 // (a record deferred to the end of its file, the start of a line an error is reported on).
 import { type FileHandle, open } from 'node:fs/promises'
+import { addError, type FileReport } from './report'
 
 /** Bytes read per call. */
 export const CHUNK = 1 << 20
@@ -13,6 +14,22 @@ export interface ByteSource {
   /** Bytes [start, end) of the file. */
   range(start: number, end: number): Promise<Uint8Array>
   close(): Promise<void>
+}
+
+/**
+ * Opens a file to import, or refuses it whole in `report` (null) when it cannot be read; on success
+ * the report carries the file's size.
+ */
+export async function openForImport(path: string, report: FileReport): Promise<ByteSource | null> {
+  try {
+    const source = await openByteSource(path)
+    report.bytes = source.size
+    return source
+  } catch (error) {
+    report.refused = true
+    addError(report, null, `cannot read: ${(error as Error).message}`)
+    return null
+  }
 }
 
 export async function openByteSource(path: string): Promise<ByteSource> {
