@@ -1,6 +1,7 @@
 // Statements prepared once per connection: the SQLite adapters run the same few statements on
 // every request, and preparing them costs more than running them. A statement is bound to the
 // connection it was prepared on, so reads (reader) and writes (writer) each get their own set.
+import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
 import type { SqliteDb } from '../storage'
 
 export function perConnection<T>(prepare: (db: SqliteDb) => T): (db: SqliteDb) => T {
@@ -9,5 +10,19 @@ export function perConnection<T>(prepare: (db: SqliteDb) => T): (db: SqliteDb) =
     let prepared = cache.get(db)
     if (prepared === undefined) cache.set(db, (prepared = prepare(db)))
     return prepared
+  }
+}
+
+/**
+ * Statements by SQL text, for queries built in a few variants (filters, IN lists of page sizes).
+ * Kept here rather than in bun:sqlite's query() cache, which holds about 20 texts: the variants of
+ * a listing would evict each other and be prepared again on the request path.
+ */
+export function statementsBySql(client: Database): <R>(sql: string) => Statement<R, SQLQueryBindings[]> {
+  const cache = new Map<string, Statement>()
+  return <R>(sql: string) => {
+    let st = cache.get(sql)
+    if (!st) cache.set(sql, (st = client.prepare(sql)))
+    return st as Statement<R, SQLQueryBindings[]>
   }
 }

@@ -6,8 +6,8 @@
 // one tiny segment per prompt made a large import four times slower.
 // Raw prepared statements, once per connection: the write path runs 100,000 times in a big
 // import (bench-search.ts), and search on every request.
-import type { SQLQueryBindings, Statement } from 'bun:sqlite'
-import { perConnection } from '../../db/sqlite/prepared'
+import type { SQLQueryBindings } from 'bun:sqlite'
+import { perConnection, statementsBySql } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage, Tx } from '../../db/storage'
 import { promptFacets } from '../../lib/search/fts5'
 import { joinTags, splitTags } from '../../lib/text'
@@ -80,13 +80,7 @@ const facetType = (type: string) => (type === DEFAULT_PROMPT_TYPE ? null : type)
 
 const statements = perConnection((db: SqliteDb) => {
   const c = db.$client
-  // Statements by SQL text: listings and searches build a handful of variants (filters, IN lists).
-  const cache = new Map<string, Statement>()
-  const prepared = <R>(sql: string) => {
-    let st = cache.get(sql)
-    if (!st) cache.set(sql, (st = c.prepare(sql)))
-    return st as Statement<R, SQLQueryBindings[]>
-  }
+  const prepared = statementsBySql(c)
   return {
     prepared,
     revision: c.prepare<{ revision: number }, []>('SELECT revision FROM catalogue_state WHERE id = 1'),

@@ -1,8 +1,8 @@
 // SQLite adapter of the skills port. Search runs on skills_fts (external-content FTS5: name,
 // description, instructions, tags, facets), written explicitly in the same transaction as the
 // row, like the prompts' index: an update first removes the old text from it.
-import type { SQLQueryBindings, Statement } from 'bun:sqlite'
-import { perConnection } from '../../db/sqlite/prepared'
+import type { SQLQueryBindings } from 'bun:sqlite'
+import { perConnection, statementsBySql } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression, skillFacets } from '../../lib/search/fts5'
 import { sameTimestamps, splitTags } from '../../lib/text'
@@ -45,12 +45,7 @@ type OldSkill = { seq: number; name: string; description: string; instructions: 
 
 const statements = perConnection((db: SqliteDb) => {
   const c = db.$client
-  const cache = new Map<string, Statement>()
-  const prepared = <R>(sql: string) => {
-    let st = cache.get(sql)
-    if (!st) cache.set(sql, (st = c.prepare(sql)))
-    return st as Statement<R, SQLQueryBindings[]>
-  }
+  const prepared = statementsBySql(c)
   return {
     prepared,
     one: c.prepare<Row & { instructions: string }, [string]>(`SELECT ${SKILL_COLUMNS}, s.instructions FROM skills s WHERE s.id = ?`),
