@@ -66,31 +66,14 @@ export interface PromptRecord {
   updatedAt: Date
 }
 
+/** The times as stored, where an input's are optional. */
+type Stored<T> = Omit<T, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date }
+
 /** A category as an export writes it: every imported field as stored, subcategories in order. */
-export interface CategoryExport {
-  id: string
-  name: string
-  description: string
-  icon: string
-  order: number
-  createdAt: Date
-  updatedAt: Date
-  subcategories: SubcategoryInput[]
-}
+export type CategoryExport = Stored<CategoryInput> & { subcategories: SubcategoryInput[] }
 
 /** A prompt as an export writes it: every imported field as stored. */
-export interface PromptExport {
-  id: string
-  title: string
-  description: string
-  categoryId: string
-  subcategoryId: string | null
-  tags: string[]
-  type: string
-  content: string
-  createdAt: Date
-  updatedAt: Date
-}
+export type PromptExport = Stored<PromptInput>
 
 export interface PromptFilter {
   categoryId: string
