@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import postgres from 'postgres'
 import Stripe from 'stripe'
-import { STRIPE_PRICES, STRIPE_TEST_KEY, STRIPE_WEBHOOK_SECRET } from '../test/support/fake-stripe'
+import { STRIPE_PRICES, STRIPE_TEST_KEY, STRIPE_WEBHOOK_SECRET, stripeEnv } from '../test/support/fake-stripe'
 import { freePort, median, pinned, ROOT, type Started, startProcess, tempDir } from './bench/lib'
 
 const { values: opts } = parseArgs({
@@ -68,12 +68,7 @@ const serverEnv: Record<string, string> = {
   AUTH_RATE_LIMIT: '0',
   LOG_LEVEL: opts['log-level']!,
   DEMO_CATALOGUE: 'false',
-  STRIPE_SECRET_KEY: STRIPE_TEST_KEY,
-  STRIPE_WEBHOOK_SECRET,
-  STRIPE_PRICE_STARTER: STRIPE_PRICES.starter,
-  STRIPE_PRICE_PRO: STRIPE_PRICES.pro,
-  STRIPE_PRICE_LIFETIME: STRIPE_PRICES.lifetime,
-  STRIPE_API_BASE: fakeUrl,
+  ...stripeEnv(fakeUrl),
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 }
 const server = await startProcess(pinned(0, serverCommand), serverEnv, serverUrl)

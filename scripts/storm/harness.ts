@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { openStorage } from '../../src/db'
 import type { Storage } from '../../src/db/storage'
 import { type FakePaypal, signPaypal, startFakePaypal } from '../../test/support/fake-paypal'
-import { signStripe, STRIPE_PRICES, STRIPE_TEST_KEY, STRIPE_WEBHOOK_SECRET } from '../../test/support/fake-stripe'
+import { signStripe, stripeEnv } from '../../test/support/fake-stripe'
 import { dropTestDatabases, freshDatabaseUrl } from '../../test/support/postgres'
 import { ROOT, type ServerProcess, startServer } from '../../test/support/process'
 import { sqlRows } from '../../test/support/sql'
@@ -77,12 +77,7 @@ export function serverEnv(store: Record<string, string>, world: World, smtp: Tes
     LOG_LEVEL: 'warn',
     DEMO_CATALOGUE: 'false',
     // Card checkouts are not part of the storm: the API base is never called.
-    STRIPE_SECRET_KEY: STRIPE_TEST_KEY,
-    STRIPE_WEBHOOK_SECRET,
-    STRIPE_PRICE_STARTER: STRIPE_PRICES.starter,
-    STRIPE_PRICE_PRO: STRIPE_PRICES.pro,
-    STRIPE_PRICE_LIFETIME: STRIPE_PRICES.lifetime,
-    STRIPE_API_BASE: 'http://127.0.0.1:9',
+    ...stripeEnv('http://127.0.0.1:9'),
     ...world.paypal.env(),
     SMTP_URL: smtp.url,
     MAIL_FROM: `promptlib <noreply@${MAIL_DOMAIN}>`,

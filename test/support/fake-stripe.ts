@@ -27,6 +27,18 @@ export interface FakeStripe {
   close(): void
 }
 
+/** A server's Stripe settings for the test keys and prices, its API at `apiBase`. */
+export function stripeEnv(apiBase: string): Record<string, string> {
+  return {
+    STRIPE_SECRET_KEY: STRIPE_TEST_KEY,
+    STRIPE_WEBHOOK_SECRET,
+    STRIPE_PRICE_STARTER: STRIPE_PRICES.starter,
+    STRIPE_PRICE_PRO: STRIPE_PRICES.pro,
+    STRIPE_PRICE_LIFETIME: STRIPE_PRICES.lifetime,
+    STRIPE_API_BASE: apiBase,
+  }
+}
+
 export function startFakeStripe(port = 0): FakeStripe {
   let counter = 0
   const byIdempotencyKey = new Map<string, string>()
@@ -35,15 +47,7 @@ export function startFakeStripe(port = 0): FakeStripe {
     requests: [],
     mode: 'ok',
     delayMs: 0,
-    env: (extra = {}) => ({
-      STRIPE_SECRET_KEY: STRIPE_TEST_KEY,
-      STRIPE_WEBHOOK_SECRET,
-      STRIPE_PRICE_STARTER: STRIPE_PRICES.starter,
-      STRIPE_PRICE_PRO: STRIPE_PRICES.pro,
-      STRIPE_PRICE_LIFETIME: STRIPE_PRICES.lifetime,
-      STRIPE_API_BASE: fake.url,
-      ...extra,
-    }),
+    env: (extra = {}) => ({ ...stripeEnv(fake.url), ...extra }),
     close: () => server.stop(true),
   }
   const json = (body: unknown, status = 200) =>
