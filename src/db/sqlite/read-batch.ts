@@ -1,7 +1,17 @@
-// Coalesces the reads that arrive in one turn of the event loop into one read transaction.
-// Each SQLite read transaction in WAL mode takes and releases a shared lock with system calls;
-// under load many requests arrive together, and one transaction for all of them turns that
-// per-request cost into a per-batch cost. Only synchronous, read-only work may be queued.
+// Coalesces the reads of one event-loop turn into one read transaction, with at most one wait
+// per request.
+//
+// Every SQLite read in WAL mode takes and drops a shared lock with fcntl calls (~2 µs here,
+// against ~0.3 µs inside a transaction), and under load many requests arrive together. So a
+// read queues until the end of the turn (setImmediate); there one transaction runs every queued
+// read. That also makes the requests of a turn answer together, which on this machine costs
+// ~25 % less CPU per request than answering each as it comes (fewer wake-ups of the peer).
+//
+// The transaction then stays open while the requests it answered go on (their microtasks): a
+// request's later reads run at once in the same snapshot instead of waiting one more turn each
+// (with 200 connections a turn is tens of milliseconds, and a request that reads three times
+// waited three turns). It ends once the microtask queue has gone a few rounds without a read,
+// and at once when this process writes (`refresh`), so a request reads what it has just written.
 import type { Db } from './client'
 
 interface Pending {
@@ -10,43 +20,85 @@ interface Pending {
   reject: (error: unknown) => void
 }
 
-export type BatchedRead = <T>(read: () => T) => Promise<T>
+export interface ReadBatcher {
+  /** Runs `read` (synchronous, read-only) in the turn's read transaction: now if one is open, else at the end of the turn. */
+  read<T>(read: () => T): Promise<T>
+  /** Ends the open snapshot: the next read sees everything committed until now. */
+  refresh(): void
+}
 
-export function createReadBatcher(db: Db): BatchedRead {
+/** Microtask rounds without a read before the snapshot ends: an MCP call spends more than 8 between its token lookup and its search; a round costs ~50 ns. */
+const QUIET_ROUNDS = 32
+
+export function createReadBatcher(db: Db): ReadBatcher {
+  const client = db.$client
+  const begin = client.prepare('BEGIN')
+  const commit = client.prepare('COMMIT')
   let queue: Pending[] = []
   let scheduled = false
+  let open = false
+  let readsSinceCheck = 0
+  let quietRounds = 0
 
-  const settle = (items: Pending[]) => {
-    for (const item of items) {
-      try {
-        item.resolve(item.read())
-      } catch (error) {
-        item.reject(error)
-      }
+  const refresh = () => {
+    if (!open) return
+    open = false
+    // A database closed meanwhile has nothing left to end.
+    try {
+      if (client.inTransaction) commit.run()
+    } catch {}
+  }
+
+  const endWhenQuiet = () => {
+    if (!open) return
+    if (readsSinceCheck > 0) quietRounds = 0
+    else if (++quietRounds >= QUIET_ROUNDS) return refresh()
+    readsSinceCheck = 0
+    queueMicrotask(endWhenQuiet)
+  }
+
+  const run = (item: Pending) => {
+    try {
+      item.resolve(item.read())
+    } catch (error) {
+      item.reject(error)
     }
   }
-  const inOneTransaction = db.$client.transaction(settle)
 
   function flush() {
     scheduled = false
     const items = queue
     queue = []
     try {
-      if (items.length === 1 || db.$client.inTransaction) settle(items)
-      else inOneTransaction.deferred(items)
+      if (!open && !client.inTransaction) {
+        begin.run()
+        open = true
+        readsSinceCheck = 0
+        quietRounds = 0
+        queueMicrotask(endWhenQuiet)
+      }
     } catch (error) {
-      // BEGIN or COMMIT failed (the database is closed or broken). Promises already settled
-      // ignore this; the others must not hang.
+      // The database is closed or broken: these reads fail, none hangs.
       for (const item of items) item.reject(error)
+      return
     }
+    for (const item of items) run(item)
   }
 
-  return <T>(read: () => T) =>
-    new Promise<T>((resolve, reject) => {
-      queue.push({ read, resolve: resolve as (value: unknown) => void, reject })
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(flush)
-      }
-    })
+  return {
+    read: <T>(read: () => T) =>
+      new Promise<T>((resolve, reject) => {
+        const item: Pending = { read, resolve: resolve as (value: unknown) => void, reject }
+        if (open) {
+          readsSinceCheck++
+          return run(item)
+        }
+        queue.push(item)
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(flush)
+        }
+      }),
+    refresh,
+  }
 }

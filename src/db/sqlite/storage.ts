@@ -4,7 +4,7 @@
 // statements without anything else slipping into it.
 import type { SqliteDb, SqliteStorage, Tx } from '../storage'
 import { type OpenOptions, openDatabase } from './client'
-import { createReadBatcher } from './read-batch'
+import { createReadBatcher, type ReadBatcher } from './read-batch'
 import { WriteLock } from './write-lock'
 
 function connectionOf(tx: Tx): SqliteDb {
@@ -22,7 +22,10 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     throw error
   }
   const lock = new WriteLock()
-  const batched = createReadBatcher(reader)
+  // One connection (an import) has no separate reader whose snapshot could be shared.
+  // Writes end the read snapshot first: a checkpoint's RESTART holds the write lock while it
+  // waits for readers, so our write must never wait on our own reader.
+  const turn: ReadBatcher = singleConnection ? { read: async (fn) => fn(), refresh() {} } : createReadBatcher(reader)
   const inTx: Tx = { engine: 'sqlite', db: writer }
 
   return {
@@ -33,7 +36,7 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
 
     read(fn, tx) {
       if (tx) return Promise.resolve(fn(connectionOf(tx)))
-      return batched(() => fn(reader))
+      return turn.read(() => fn(reader))
     },
 
     async write(fn, tx) {
@@ -41,8 +44,10 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
       if (tx) return connectionOf(tx).$client.transaction(() => fn(writer))()
       await lock.acquire()
       try {
+        turn.refresh()
         return writer.$client.transaction(() => fn(writer)).immediate()
       } finally {
+        turn.refresh()
         lock.release()
       }
     },
@@ -52,9 +57,11 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
       await lock.acquire()
       const client = writer.$client
       try {
+        turn.refresh()
         client.run('BEGIN IMMEDIATE')
         const result = await fn(inTx)
         client.run('COMMIT')
+        turn.refresh()
         return result
       } catch (error) {
         if (client.inTransaction) client.run('ROLLBACK')
@@ -65,14 +72,17 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     },
 
     async snapshot(fn) {
-      // A deferred BEGIN on the read connection: WAL keeps its snapshot from its first read to
-      // COMMIT, and it never takes the write lock. Reads through `tx` use that connection.
-      const client = reader.$client
+      // A deferred BEGIN on a connection of its own: WAL keeps its snapshot from its first read
+      // to COMMIT, and it never takes the write lock. The request reads on the read connection
+      // go on seeing new commits meanwhile.
+      const own = singleConnection ? writer : openDatabase(file, options)
+      const client = own.$client
       client.run('BEGIN')
       try {
-        return await fn({ engine: 'sqlite', db: reader })
+        return await fn({ engine: 'sqlite', db: own })
       } finally {
         if (client.inTransaction) client.run('COMMIT')
+        if (own !== writer) client.close()
       }
     },
 

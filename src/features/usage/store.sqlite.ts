@@ -7,7 +7,12 @@ import { dailyUsage, dailyUsageItems, rateWindows } from './schema.sqlite'
 import type { Metric } from './quota'
 import type { CounterKey, TakeOutcome, UsageStore } from './store'
 
-class Refused extends Error {}
+/** A refusal, with the count it met: read in the refused transaction, not in a later read (one less wait under load). */
+class Refused extends Error {
+  constructor(readonly used: number) {
+    super('refused')
+  }
+}
 
 const statements = perConnection((db: SqliteDb) => {
   const counterKey = [dailyUsage.subject, dailyUsage.metric, dailyUsage.day]
@@ -51,12 +56,12 @@ export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
           if (item !== undefined && !s.claimItem.get({ ...key, item })) return { outcome: 'repeat', used: usedIn(db, key) }
           const row = limit === null ? s.countUnlimited.get({ ...key }) : s.countBelowLimit.get({ ...key, limit })
           // A refusal rolls the item claim back with the transaction.
-          if (!row) throw new Refused()
+          if (!row) throw new Refused(usedIn(db, key))
           return { outcome: 'counted', used: row.count }
         }, tx)
-        .catch(async (error: unknown) => {
+        .catch((error: unknown): TakeOutcome => {
           if (!(error instanceof Refused)) throw error
-          return { outcome: 'refused', used: await storage.read((db) => usedIn(db, key), tx) }
+          return { outcome: 'refused', used: error.used }
         })
     },
 
