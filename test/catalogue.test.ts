@@ -131,6 +131,24 @@ describe('GET /api/categories/{id}/prompts', async () => {
     expect((await json(await get('/api/categories/zoo/prompts?tag=nothing'))).total).toBe(0)
   })
 
+  test('totals follow an import at once (each filter: category, subcategory, tag)', async () => {
+    const category = { id: 'totals', name: 'Totals', subcategories: [{ id: 'sub', name: 'Sub' }] }
+    const prompt = (id: string) => ({
+      id,
+      title: `Totals ${id.slice(0, 4)}`,
+      content: 'Counted.',
+      category: 'totals',
+      subcategory: 'sub',
+      tags: ['counted'],
+    })
+    const totals = async () =>
+      Promise.all(['', '?subcategory=sub', '?tag=counted'].map(async (q) => (await json(await get(`/api/categories/totals/prompts${q}`))).total))
+    await importRecords(t, { categories: [category], prompts: [prompt('2f7c1c55-9d4e-4c7e-9a57-3b1f0c6d8e01')] })
+    expect(await totals()).toEqual([1, 1, 1])
+    await importRecords(t, { prompts: [prompt('2f7c1c55-9d4e-4c7e-9a57-3b1f0c6d8e02')] })
+    expect(await totals()).toEqual([2, 2, 2])
+  })
+
   test('bad input: unknown category 404; unknown subcategory, bad sort, bad paging 422', async () => {
     await problem(await get('/api/categories/nope/prompts'), 404, 'not_found')
     await problem(await get('/api/categories/zoo/prompts?subcategory=email'), 422, 'validation_failed')

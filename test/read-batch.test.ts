@@ -22,7 +22,9 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite: reads of one turn', () => {
     const { db } = setup()
     const turn = createReadBatcher(db)
     const get = db.$client.query('SELECT v FROM kv WHERE k = ?')
-    const results = await Promise.all(['a', 'b', 'a', 'zz'].map((k) => turn.read(() => [db.$client.inTransaction, (get.get(k) as { v: number } | null)?.v ?? null])))
+    const results = await Promise.all(
+      ['a', 'b', 'a', 'zz'].map((k) => turn.read(() => [db.$client.inTransaction, (get.get(k) as { v: number } | null)?.v ?? null])),
+    )
     expect(results).toEqual([
       [true, 1],
       [true, 2],
