@@ -50,11 +50,21 @@ describe('POST /api/mcp under a burst', async () => {
       if (sampling) setImmediate(sample)
     }
     sample()
+    // Also right after each arrival: a burst can pass between two turns of the loop (the
+    // turn's reads answer every admitted call at once), where the sampler alone sees nothing.
+    const enter = admission.enter
+    admission.enter = () => {
+      const entered = enter()
+      busiest = Math.max(busiest, admission.running)
+      longestQueue = Math.max(longestQueue, admission.waiting)
+      return entered
+    }
     const calls = Array.from({ length: MCP_CONCURRENCY * 4 }, (_, i) =>
       rawMcp(t, rpc('tools/call', { name: 'search_prompts', arguments: { query: i % 2 ? 'review' : 'email' } }, i), { token: user.token }),
     )
     const answers = await Promise.all(calls.map(async (res) => ({ status: (await res).status, body: await json(await res) })))
     sampling = false
+    admission.enter = enter
     expect(answers.every((a) => a.status === 200 && a.body.result?.structuredContent?.items !== undefined)).toBe(true)
     expect(busiest).toBeLessThanOrEqual(MCP_CONCURRENCY)
     expect(longestQueue).toBeGreaterThan(0)
