@@ -37,7 +37,7 @@ export function createReadBatcher(db: Db): ReadBatcher {
   let queue: Pending[] = []
   let scheduled = false
   let open = false
-  let readsSinceCheck = 0
+  /** microtask rounds since the last read in the open transaction */
   let quietRounds = 0
 
   const refresh = () => {
@@ -51,9 +51,7 @@ export function createReadBatcher(db: Db): ReadBatcher {
 
   const endWhenQuiet = () => {
     if (!open) return
-    if (readsSinceCheck > 0) quietRounds = 0
-    else if (++quietRounds >= QUIET_ROUNDS) return refresh()
-    readsSinceCheck = 0
+    if (++quietRounds >= QUIET_ROUNDS) return refresh()
     queueMicrotask(endWhenQuiet)
   }
 
@@ -73,7 +71,6 @@ export function createReadBatcher(db: Db): ReadBatcher {
       if (!open && !client.inTransaction) {
         begin.run()
         open = true
-        readsSinceCheck = 0
         quietRounds = 0
         queueMicrotask(endWhenQuiet)
       }
@@ -90,7 +87,7 @@ export function createReadBatcher(db: Db): ReadBatcher {
       new Promise<T>((resolve, reject) => {
         const item: Pending = { read, resolve: resolve as (value: unknown) => void, reject }
         if (open) {
-          readsSinceCheck++
+          quietRounds = 0
           return run(item)
         }
         queue.push(item)

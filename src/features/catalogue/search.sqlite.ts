@@ -5,6 +5,7 @@
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression } from '../../lib/search/fts5'
+import { revisionCache } from './revision-cache'
 import type { PromptSearch } from './search'
 import { placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
 import { DEFAULT_PROMPT_TYPE } from './text'
@@ -53,18 +54,10 @@ const statements = perConnection((db: SqliteDb) => {
 export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
   // Completions of unfinished words, remembered for the catalogue revision they were read at
   // (people type the same beginnings over and over).
-  let completionCache = { revision: -1, words: new Map<string, string[]>() }
+  const completions = revisionCache<string[]>()
   function completionsFor(db: SqliteDb, prefix: string): string[] {
     const s = statements(db)
-    const revision = s.revision.get()?.revision ?? 0
-    if (completionCache.revision !== revision) completionCache = { revision, words: new Map() }
-    let words = completionCache.words.get(prefix)
-    if (!words) {
-      words = s.completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term)
-      if (completionCache.words.size >= 10_000) completionCache.words.clear()
-      completionCache.words.set(prefix, words)
-    }
-    return words
+    return completions(s.revision.get()?.revision ?? 0, prefix, () => s.completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term))
   }
 
   return {
