@@ -117,7 +117,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a database locked by another process 
       server.kill()
       await server.exited
     }
-  }, 30_000) // setDefaultTimeout from the preload did not reach this file in a full run (timed out at 5 s)
+  }, 30_000)
 })
 
 describe.skipIf(TEST_ENGINE !== 'sqlite')('a database that cannot be used at all (SQLite)', () => {
