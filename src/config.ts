@@ -68,7 +68,7 @@ export interface Config {
   smtp: { url: string; from: string } | null
   /** the e-mail outbox worker (features/mail) */
   mailOutbox: {
-    /** SMTP connection, greeting and socket timeouts; a claimed message's lease is twice this */
+    /** SMTP connection, greeting and socket timeouts; a send is abandoned after twice this, a claimed message's lease lasts three times it */
     sendTimeoutMs: number
     /** the first retry waits this long, each further one twice as long (at most an hour) */
     retryBaseMs: number

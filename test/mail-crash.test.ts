@@ -55,7 +55,16 @@ const waitUntil = async (what: string, check: () => boolean, timeoutMs = 10_000)
 
 describe('the outbox survives kill -9', () => {
   test('queued while the mail server is unreachable, the process killed: the next process sends it', async () => {
-    const base = await processEnv({ ...stripe.env(), MAIL_POLL_MS: '100', MAIL_RETRY_BASE_MS: '50', LOG_LEVEL: 'warn', DEMO_CATALOGUE: 'false' })
+    // Retries every 50 ms: the kill may land while an attempt holds the row's claim, which then
+    // lapses (three times MAIL_SEND_TIMEOUT_MS: 1.5 s here, 90 s by default) before the next sends.
+    const base = await processEnv({
+      ...stripe.env(),
+      MAIL_POLL_MS: '100',
+      MAIL_RETRY_BASE_MS: '50',
+      MAIL_SEND_TIMEOUT_MS: '500',
+      LOG_LEVEL: 'warn',
+      DEMO_CATALOGUE: 'false',
+    })
     const first = await start({ ...base, SMTP_URL: `smtp://127.0.0.1:${freePort()}` })
     const email = await buyLifetime(first.url)
     await waitUntil('a failed attempt', () => first.output().includes('e-mail not sent; will retry'))
