@@ -1,6 +1,6 @@
 // Accounts: registration, login, profile, password change, deletion, tiers; and the JWT
 // authenticator the bearer guard uses. Plain values in and out; storage behind AccountsStore.
-import { createId } from '@paralleldrive/cuid2'
+import { createId } from '../../lib/ids'
 import type { Tx } from '../../db/storage'
 import type { AuthUser, Principal } from '../../http/auth'
 import type { JwtCodec } from '../../http/jwt'

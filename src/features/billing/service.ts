@@ -2,7 +2,7 @@
 // the subscription view and the expiry sweep. Every effect of an event commits in one transaction
 // with the event's record, the tier it grants (accounts.setTier) and the e-mail it queues
 // (mail.enqueue): all or nothing, once per event id, whichever instance it reaches.
-import { createId } from '@paralleldrive/cuid2'
+import { createId } from '../../lib/ids'
 import type { Tx } from '../../db/storage'
 import type { AuthUser } from '../../http/auth'
 import { parseJsonText } from '../../http/body'

@@ -3,7 +3,7 @@
 // does, and a crash can lose neither. A worker in every instance claims due rows (atomically, so
 // two workers never hold the same row), sends them, and settles each row: sent, or back to pending
 // with a doubling wait, or failed after the last attempt.
-import { createId } from '@paralleldrive/cuid2'
+import { createId } from '../../lib/ids'
 import type { Tx } from '../../db/storage'
 import type { Logger } from '../../log'
 import type { MailStore, OutboxRecord } from './store'

@@ -8,7 +8,7 @@ import type { Logger } from '../../log'
 import { TIER_LIMITS } from '../../tiers'
 import { type DailyQuota, dailyLimitReached, type UsageService, userSubject, utcDay } from '../usage'
 import { EngineError, type EngineRun, type OptimizeRequest, type OptimizerEngine } from './engines/types'
-import { historyId } from './ids'
+import { createId } from '../../lib/ids'
 import { isDead, type ServerInstance } from './instances'
 import type { HistoryItem, OptimizerErrorEvent, OptimizerEvent } from './model'
 import type { OptimizerStore, RunOutcome } from './store'
@@ -234,7 +234,7 @@ export function createOptimizerService(deps: OptimizerDeps) {
      */
     async start(user: AuthUser, request: OptimizeRequest, options: StartOptions): Promise<Optimization> {
       const now = new Date()
-      const id = historyId()
+      const id = createId()
       const quota = await transaction(async (tx) => {
         const limit = TIER_LIMITS[user.tier].optimizations_per_day
         const taken = await usage.consume({ subject: userSubject(user.id), metric: 'optimizations', limit, now }, tx)

@@ -1,6 +1,6 @@
 // Personal access tokens: create (tier maximum, atomic), list, revoke, and the authenticator
 // that lets a PAT stand in for a JWT (contract section 3).
-import { createId } from '@paralleldrive/cuid2'
+import { createId } from '../../lib/ids'
 import type { Tx } from '../../db/storage'
 import { type Principal, upgradeRequired } from '../../http/auth'
 import { notFound, ProblemError, unauthorized } from '../../http/problem'

@@ -1,7 +1,7 @@
-// History ids: cuid2 by the library's algorithm, with native hashing.
+// Record ids: cuid2 by the library's algorithm, with native hashing (src/lib/ids.ts).
 import { afterEach, describe, expect, setSystemTime, test } from 'bun:test'
 import { init, isCuid } from '@paralleldrive/cuid2'
-import { cuidGenerator, historyId } from '../src/features/optimizer/ids'
+import { createId, cuidGenerator } from '../src/lib/ids'
 
 /** A seeded generator, so the library and ours draw the same "random" numbers. */
 function seeded(seed: number) {
@@ -10,7 +10,7 @@ function seeded(seed: number) {
 
 afterEach(() => setSystemTime())
 
-describe('historyId', () => {
+describe('createId', () => {
   test('the same ids as cuid2’s init() for the same random source, counter, fingerprint and clock', () => {
     for (const [seed, counter, time] of [
       [1, 0, 0],
@@ -35,14 +35,14 @@ describe('historyId', () => {
 
   test('24 characters, a letter then [0-9a-z], accepted by cuid2’s isCuid', () => {
     for (let i = 0; i < 1000; i++) {
-      const id = historyId()
+      const id = createId()
       expect(id).toMatch(/^[a-z][0-9a-z]{23}$/)
       expect(isCuid(id)).toBe(true)
     }
   })
 
   test('no collisions in 100,000 ids; first letters spread over the alphabet', () => {
-    const ids = Array.from({ length: 100_000 }, historyId)
+    const ids = Array.from({ length: 100_000 }, createId)
     expect(new Set(ids).size).toBe(ids.length)
     expect(new Set(ids.map((id) => id[0])).size).toBe(26)
   })

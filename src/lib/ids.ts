@@ -1,9 +1,9 @@
-// cuid2 ids for history entries, by the library's own algorithm (@paralleldrive/cuid2 3.x:
-// a random letter, then base 36 of SHA3-512(time + salt + counter + fingerprint), 24
-// characters), with Bun's native SHA3 and BigInt. The library hashes in JavaScript and converts
-// through bignumber.js: ~0.15 ms and a burst of garbage per id, on every optimize call before
-// its first byte. This takes a few microseconds; test/optimizer-ids.test.ts checks it against
-// the library's own primitives.
+// cuid2 ids for every record that has one (users, tokens, history entries, payments, e-mails),
+// by the library's own algorithm (@paralleldrive/cuid2 3.x: a random letter, then base 36 of
+// SHA3-512(time + salt + counter + fingerprint), 24 characters), with Bun's native SHA3 and
+// BigInt. The library hashes in JavaScript and converts through bignumber.js: ~0.15 ms and a
+// burst of garbage per id (6 % of the server's CPU under scripts/load.ts, the webhooks' and the
+// outbox's ids). This takes a few microseconds; test/ids.test.ts checks it against the library.
 
 const LENGTH = 24
 const FINGERPRINT_LENGTH = 32
@@ -52,4 +52,5 @@ export function cuidGenerator({
   }
 }
 
-export const historyId = cuidGenerator()
+/** A new cuid2. */
+export const createId = cuidGenerator()
