@@ -1,5 +1,6 @@
 // The reads of one event-loop turn share one read transaction; a request waits for it once, its
-// later reads run at once in the same snapshot, and a write of this process ends that snapshot.
+// later reads run at once in the same snapshot, and a write of this process ends that snapshot
+// (a read after it begins a new one at once).
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openDatabase } from '../src/db/sqlite/client'
@@ -121,6 +122,26 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite storage: reads and writes', ()
       expect(storage.reader.$client.inTransaction).toBe(false)
       w.$client.run("UPDATE kv SET v = 5 WHERE k = 'a'")
     })
+    await storage.close()
+  })
+
+  test('a read after our own write does not wait for another turn, and sees the write', async () => {
+    const { file, db } = setup()
+    db.$client.close()
+    const storage = openSqlite(file)
+    let turnsPassed = 0
+    const request = async () => {
+      const before = await value(storage)
+      const later = setImmediate(() => turnsPassed++)
+      await storage.write((w) => w.$client.run("UPDATE kv SET v = 9 WHERE k = 'a'"))
+      const after = await value(storage)
+      clearImmediate(later)
+      return [before, after]
+    }
+    expect(await request()).toEqual([1, 9])
+    expect(turnsPassed).toBe(0)
+    await nextTurn()
+    expect(storage.reader.$client.inTransaction).toBe(false)
     await storage.close()
   })
 

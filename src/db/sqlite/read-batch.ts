@@ -12,6 +12,9 @@
 // (with 200 connections a turn is tens of milliseconds, and a request that reads three times
 // waited three turns). It ends once the microtask queue has gone a few rounds without a read,
 // and at once when this process writes (`refresh`), so a request reads what it has just written.
+// Until those quiet rounds, a read after such a write begins a new transaction at once rather
+// than waiting for the next turn: under load most turns hold a write (a favorite, a metered
+// prompt, a webhook), and every request still reading after it waited a whole turn more.
 import type { Db } from './client'
 
 interface Pending {
@@ -36,8 +39,11 @@ export function createReadBatcher(db: Db): ReadBatcher {
   const commit = client.prepare('COMMIT')
   let queue: Pending[] = []
   let scheduled = false
+  /** a read transaction of ours is open on the connection */
   let open = false
-  /** microtask rounds since the last read in the open transaction */
+  /** the requests a flush answered are still going on (microtasks): their reads run at once */
+  let following = false
+  /** microtask rounds since the last read while following */
   let quietRounds = 0
 
   const refresh = () => {
@@ -50,9 +56,26 @@ export function createReadBatcher(db: Db): ReadBatcher {
   }
 
   const endWhenQuiet = () => {
-    if (!open) return
-    if (++quietRounds >= QUIET_ROUNDS) return refresh()
+    if (++quietRounds >= QUIET_ROUNDS) {
+      following = false
+      return refresh()
+    }
     queueMicrotask(endWhenQuiet)
+  }
+
+  /** Opens the read transaction unless one is; false (and every item rejected) when the database cannot. */
+  const begun = (items: Pending[]): boolean => {
+    try {
+      if (!open && !client.inTransaction) {
+        begin.run()
+        open = true
+      }
+      return true
+    } catch (error) {
+      // The database is closed or broken: these reads fail, none hangs.
+      for (const item of items) item.reject(error)
+      return false
+    }
   }
 
   const run = (item: Pending) => {
@@ -67,17 +90,11 @@ export function createReadBatcher(db: Db): ReadBatcher {
     scheduled = false
     const items = queue
     queue = []
-    try {
-      if (!open && !client.inTransaction) {
-        begin.run()
-        open = true
-        quietRounds = 0
-        queueMicrotask(endWhenQuiet)
-      }
-    } catch (error) {
-      // The database is closed or broken: these reads fail, none hangs.
-      for (const item of items) item.reject(error)
-      return
+    if (!begun(items)) return
+    quietRounds = 0
+    if (!following) {
+      following = true
+      queueMicrotask(endWhenQuiet)
     }
     for (const item of items) run(item)
   }
@@ -86,9 +103,10 @@ export function createReadBatcher(db: Db): ReadBatcher {
     read: <T>(read: () => T) =>
       new Promise<T>((resolve, reject) => {
         const item: Pending = { read, resolve: resolve as (value: unknown) => void, reject }
-        if (open) {
+        if (following) {
           quietRounds = 0
-          return run(item)
+          if (begun([item])) run(item)
+          return
         }
         queue.push(item)
         if (!scheduled) {
