@@ -15,14 +15,9 @@ export function perConnection<T>(prepare: (db: SqliteDb) => T): (db: SqliteDb) =
 
 /**
  * Statements by SQL text, for queries built in a few variants (filters, IN lists of page sizes).
- * Kept here rather than in bun:sqlite's query() cache, which holds about 20 texts: the variants of
- * a listing would evict each other and be prepared again on the request path.
+ * The connection keeps what it prepared (client.ts), so a variant is prepared once; this only
+ * gives the statement its row type.
  */
 export function statementsBySql(client: Database): <R>(sql: string) => Statement<R, SQLQueryBindings[]> {
-  const cache = new Map<string, Statement>()
-  return <R>(sql: string) => {
-    let st = cache.get(sql)
-    if (!st) cache.set(sql, (st = client.prepare(sql)))
-    return st as Statement<R, SQLQueryBindings[]>
-  }
+  return <R>(sql: string) => client.prepare<R, SQLQueryBindings[]>(sql)
 }

@@ -63,18 +63,16 @@ export function createReadBatcher(db: Db): ReadBatcher {
     queueMicrotask(endWhenQuiet)
   }
 
-  /** Opens the read transaction unless one is; false (and every item rejected) when the database cannot. */
-  const begun = (items: Pending[]): boolean => {
+  /** Opens the read transaction unless one is; what BEGIN threw when the database is closed or broken. */
+  const openTransaction = (): { error: unknown } | null => {
     try {
       if (!open && !client.inTransaction) {
         begin.run()
         open = true
       }
-      return true
+      return null
     } catch (error) {
-      // The database is closed or broken: these reads fail, none hangs.
-      for (const item of items) item.reject(error)
-      return false
+      return { error }
     }
   }
 
@@ -90,7 +88,12 @@ export function createReadBatcher(db: Db): ReadBatcher {
     scheduled = false
     const items = queue
     queue = []
-    if (!begun(items)) return
+    const failed = openTransaction()
+    if (failed) {
+      // These reads fail, none hangs.
+      for (const item of items) item.reject(failed.error)
+      return
+    }
     quietRounds = 0
     if (!following) {
       following = true
@@ -105,8 +108,8 @@ export function createReadBatcher(db: Db): ReadBatcher {
         const item: Pending = { read, resolve: resolve as (value: unknown) => void, reject }
         if (following) {
           quietRounds = 0
-          if (begun([item])) run(item)
-          return
+          const failed = openTransaction()
+          return failed ? reject(failed.error) : run(item)
         }
         queue.push(item)
         if (!scheduled) {
