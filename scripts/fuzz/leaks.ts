@@ -40,7 +40,9 @@ export function leakDetectors(root: string, dataDir: string): Detector[] {
       always: true,
     },
     { name: 'SQL syntax error', pattern: /syntax error/i, always: false },
-    { name: 'SQL text', pattern: /\b(?:SELECT\b[\s\S]{1,200}?\bFROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/, always: false },
+    // Within one JSON string (escaped quotes allowed): a SELECT in one echoed field and a FROM in
+    // another are two echoes, not one statement.
+    { name: 'SQL text', pattern: /\b(?:SELECT\b(?:[^"\\]|\\.){1,200}?\bFROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/, always: false },
     { name: 'JS error name', pattern: /\b(?:TypeError|ReferenceError|RangeError|SyntaxError|EvalError|URIError|AggregateError)\b/, always: false },
     { name: 'JS internals', pattern: /\bundefined is not an object\b|\bis not a function\b|Cannot read propert|\[object Object\]/, always: false },
   ]
@@ -51,15 +53,15 @@ export interface Leak {
   excerpt: string
 }
 
-/** The first leak in `text`, unless the request carried the matched text itself. */
+/** The first leak in `text`: a match the request did not carry itself (every match is looked at, not only the first). */
 export function findLeak(detectors: Detector[], text: string, requestText: string, isError: boolean): Leak | null {
   for (const d of detectors) {
     if (!d.always && !isError) continue
-    const match = d.pattern.exec(text)
-    if (!match) continue
-    if (requestText.includes(match[0]) || requestText.includes(match[0].trim())) continue
-    const start = Math.max(0, match.index - 80)
-    return { detector: d.name, excerpt: text.slice(start, match.index + match[0].length + 80) }
+    for (const match of text.matchAll(new RegExp(d.pattern.source, `${d.pattern.flags}g`))) {
+      if (requestText.includes(match[0]) || requestText.includes(match[0].trim())) continue
+      const start = Math.max(0, match.index - 80)
+      return { detector: d.name, excerpt: text.slice(start, match.index + match[0].length + 80) }
+    }
   }
   return null
 }
