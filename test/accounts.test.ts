@@ -1,6 +1,6 @@
 // Registration, login, the current user, password change and deletion (contract section 3).
 import { describe, expect, test } from 'bun:test'
-import { GOOD_PASSWORD, json, makeTestApp, problem, register, uniqueEmail } from './support/app'
+import { GOOD_PASSWORD, json, makeTestApp, problem, register, setTier, uniqueEmail } from './support/app'
 
 const t = await makeTestApp()
 const registerBody = (overrides: Record<string, unknown> = {}) => ({ email: uniqueEmail(), password: GOOD_PASSWORD, name: 'Ada', ...overrides })
@@ -144,6 +144,24 @@ describe('GET /api/user/me', async () => {
       limits: { prompts_per_day: 10, optimizations_per_day: 3, api_access: false, skills_access: false, max_tokens: 0 },
       usage: { prompts_today: 0, optimizations_today: 0 },
     })
+  })
+
+  test('many users at once, by JWT and by PAT: each gets its own account, tier and usage', async () => {
+    // On PostgreSQL the lookups of one turn go as one query (src/db/postgres/batched-lookup.ts).
+    const users = await Promise.all(Array.from({ length: 12 }, () => register(t)))
+    const pats: string[] = []
+    for (const [i, u] of users.entries()) {
+      await setTier(t, u.user.id, i % 2 ? 'pro' : 'starter')
+      for (let k = 0; k < i; k++) await t.services.usage.consume({ subject: `user:${u.user.id}`, metric: 'prompts', limit: null })
+      const created = await t.request('/api/user/tokens', { method: 'POST', token: u.token, json: { name: 'script' } })
+      pats.push(((await json(created)) as { token: string }).token)
+    }
+    const asked = [...users.map((u) => u.token), ...pats]
+    const answers = await Promise.all(asked.map(async (token) => json(await t.request('/api/user/me', { token }))))
+    for (const [n, me] of answers.entries()) {
+      const i = n % users.length
+      expect(me).toMatchObject({ id: users[i]!.user.id, email: users[i]!.email, tier: i % 2 ? 'pro' : 'starter', usage: { prompts_today: i } })
+    }
   })
 })
 

@@ -1,13 +1,14 @@
 // PostgreSQL adapter of the accounts port.
 import { eq, lte, sql } from 'drizzle-orm'
 import { isUniqueViolation } from '../../db/errors'
+import { batchedLookup } from '../../db/postgres/batched-lookup'
 import type { PgStorage } from '../../db/storage'
 import { users } from './schema.pg'
 import type { AccountsStore } from './store'
 
 export function pgAccountsStore(storage: PgStorage): AccountsStore {
-  // Named, so drizzle builds it once and PostgreSQL plans it once per connection: it runs on
-  // every authenticated request (scripts/bench-engines.ts).
+  // Every authenticated request: named, so PostgreSQL plans it once per connection, and the
+  // lookups of a turn go as one query (scripts/bench-engines.ts).
   const authLookup = storage.db
     .select({
       id: users.id,
@@ -22,8 +23,12 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
       linkedProviders: users.linkedProviders,
     })
     .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare('accounts_auth_by_id')
+    .where(sql`${users.id} = ANY(${sql.placeholder('ids')})`)
+    .prepare('accounts_auth_by_ids')
+  const authLookups = batchedLookup(
+    (ids) => authLookup.execute({ ids }),
+    (row) => row.id,
+  )
   const first = <T>(rows: T[]): T | null => rows[0] ?? null
   return {
     async insert(user, tx) {
@@ -39,7 +44,7 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
     byId: async (id, tx) => first(await storage.use(tx).select().from(users).where(eq(users.id, id))),
     byEmail: async (email, tx) => first(await storage.use(tx).select().from(users).where(eq(users.email, email))),
 
-    authById: async (id) => first(await authLookup.execute({ id })),
+    authById: async (id) => first(await authLookups(id)),
 
     update: async (id, changes, now, tx) =>
       first(

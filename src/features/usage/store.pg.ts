@@ -2,6 +2,7 @@
 // ON CONFLICT makes concurrent takes queue, so the limit holds across instances); a take with
 // an item claims the item first in the same transaction, and a refusal rolls the claim back.
 import { and, eq, lt, sql } from 'drizzle-orm'
+import { batchedLookup } from '../../db/postgres/batched-lookup'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { dailyUsage, dailyUsageItems, rateWindows } from './schema.pg'
 import type { CounterKey, TakeOutcome, UsageStore } from './store'
@@ -29,12 +30,27 @@ async function count(db: PgDb | PgTx, key: CounterKey, limit: number | null): Pr
 }
 
 export function pgUsageStore(storage: PgStorage): UsageStore {
-  // Every /api/user/me: a named statement, parsed and planned once per connection (scripts/bench-engines.ts).
-  const usageOfDay = storage.db
-    .select({ metric: dailyUsage.metric, count: dailyUsage.count })
+  // Every /api/user/me: a named statement, planned once per connection, and the lookups of a turn
+  // go as one query (scripts/bench-engines.ts). Keys are "day subject"; a turn rarely spans two
+  // days, and rows of pairs nobody asked for are dropped.
+  const usageOfDays = storage.db
+    .select({ subject: dailyUsage.subject, day: dailyUsage.day, metric: dailyUsage.metric, count: dailyUsage.count })
     .from(dailyUsage)
-    .where(and(eq(dailyUsage.subject, sql.placeholder('subject')), eq(dailyUsage.day, sql.placeholder('day'))))
-    .prepare('usage_of_day')
+    .where(and(sql`${dailyUsage.subject} = ANY(${sql.placeholder('subjects')})`, sql`${dailyUsage.day} = ANY(${sql.placeholder('days')})`))
+    .prepare('usage_of_days')
+  const usageLookups = batchedLookup(
+    (keys) => {
+      const days = new Set<string>()
+      const subjects = new Set<string>()
+      for (const key of keys) {
+        const space = key.indexOf(' ')
+        days.add(key.slice(0, space))
+        subjects.add(key.slice(space + 1))
+      }
+      return usageOfDays.execute({ days: [...days], subjects: [...subjects] })
+    },
+    (row) => `${row.day} ${row.subject}`,
+  )
   return {
     async take(key, limit, item, tx): Promise<TakeOutcome> {
       const db = storage.use(tx)
@@ -72,7 +88,7 @@ export function pgUsageStore(storage: PgStorage): UsageStore {
     used: (key, tx) => usedIn(storage.use(tx), key),
 
     async usedOn(subject, day) {
-      const rows = await usageOfDay.execute({ subject, day })
+      const rows = await usageLookups(`${day} ${subject}`)
       return Object.fromEntries(rows.map((r) => [r.metric, r.count]))
     },
 
