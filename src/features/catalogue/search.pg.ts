@@ -152,7 +152,13 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
       // Fresh statistics for the planner; and the search rows vacuumed: their GIN indexes'
       // pending entries (fastupdate) merged, and their pages marked all-visible, which halves
       // what a search pays per candidate row (bench-search.ts).
-      await db.execute(sql`ANALYZE ${prompts}, ${promptTags}`)
+      // VACUUM marks a page all-visible only once the commit that wrote its rows is flushed to
+      // the WAL; under synchronous_commit = off the import's commit may not be yet, and every
+      // page then stayed unmarked. ANALYZE writes and commits synchronously, which flushes it.
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL synchronous_commit = on`)
+        await tx.execute(sql`ANALYZE ${prompts}, ${promptTags}`)
+      })
       await db.execute(sql`VACUUM (ANALYZE) ${promptSearch}`)
     },
 
