@@ -6,8 +6,9 @@
 //
 //   bun scripts/bench-search.ts                    100,000 prompts, 2,000 queries, SQLite
 //   options: --prompts N --queries N --seed N --binary dist/promptlib --keep
-//   --engine postgres --database-url ADMIN_URL     on PostgreSQL: a throwaway database is created
-//                                                  on that cluster (scripts/postgres.sh) and dropped after
+//   --engine postgres [--database-url ADMIN_URL]   on PostgreSQL: a throwaway database on that
+//                                                  cluster, dropped after; without a URL a throwaway
+//                                                  cluster of its own (scripts/postgres.sh)
 import { spawnSync } from 'node:child_process'
 import { rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -29,8 +30,18 @@ const { values: opts } = parseArgs({
 })
 if (opts.engine !== 'sqlite' && opts.engine !== 'postgres') throw new Error('--engine sqlite|postgres')
 const onPostgres = opts.engine === 'postgres'
-if (onPostgres && !opts['database-url'])
-  throw new Error('--engine postgres needs --database-url postgres://…/postgres (an admin URL of a throwaway cluster)')
+let adminUrl = opts['database-url']
+let stopCluster = () => {}
+if (onPostgres && !adminUrl) {
+  const clusterDir = tempDir('promptlib-bench-search-pg-')
+  const started = spawnSync(join(ROOT, 'scripts/postgres.sh'), ['start', clusterDir, String(freePort())], { encoding: 'utf8' })
+  if (started.status !== 0) throw new Error(`PostgreSQL did not start: ${started.stderr}`)
+  adminUrl = started.stdout.trim()
+  stopCluster = () => {
+    spawnSync(join(ROOT, 'scripts/postgres.sh'), ['stop', clusterDir])
+    rmSync(clusterDir, { recursive: true, force: true })
+  }
+}
 const promptCount = Number(opts.prompts)
 const queryCount = Number(opts.queries)
 const command = opts.binary ? [join(ROOT, opts.binary)] : [process.execPath, join(ROOT, 'src/main.ts')]
@@ -43,11 +54,11 @@ const env: Record<string, string> = {
 }
 
 // PostgreSQL: a database of its own on the given cluster, dropped at the end.
-const admin = onPostgres ? postgres(opts['database-url']!, { max: 1, onnotice: () => {} }) : null
+const admin = onPostgres ? postgres(adminUrl!, { max: 1, onnotice: () => {} }) : null
 const database = `promptlib_bench_${process.pid}`
 if (admin) {
   await admin.unsafe(`CREATE DATABASE "${database}"`)
-  const url = new URL(opts['database-url']!)
+  const url = new URL(adminUrl!)
   url.pathname = `/${database}`
   env.DATABASE_URL = url.toString()
 }
@@ -127,4 +138,5 @@ try {
     else console.log(`kept the database ${env.DATABASE_URL}`)
     await admin.end()
   }
+  if (!opts.keep) stopCluster()
 }

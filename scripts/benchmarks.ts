@@ -52,6 +52,14 @@ const BENCHES: Bench[] = [
     limit: 6,
   },
   {
+    name: 'bench-search-pg',
+    issue: '12',
+    what: 'the same import and search latency on PostgreSQL (one instance)',
+    args: ['bench-search.ts', ...BIN, '--engine', 'postgres', ...(opts.quick ? ['--prompts', '20000', '--queries', '300'] : [])],
+    limit: 6,
+    postgres: true,
+  },
+  {
     name: 'bench-search-limit',
     issue: '18',
     what: 'search throughput against the same FTS5 statements in a bare Bun.serve',
