@@ -1,10 +1,10 @@
 // Looks rows up by key, the lookups of one event-loop turn in one query (`WHERE key = ANY($1)`).
 //
 // Every authenticated request looks its user (and a PAT request its token) up by key, and
-// /api/user/me reads the user's usage of the day. One
-// round trip each costs more in PostgreSQL and in the driver than the rest of /api/user/me
-// together, and under load dozens of such lookups arrive in the same turn: sent as one query
-// they cost about what one costs (scripts/bench-engines.ts). A lookup waits at most until the
+// /api/user/me reads the user's usage of the day. One round trip each costs more in PostgreSQL
+// and in the driver than the rest of /api/user/me together, and under load dozens of such
+// lookups arrive in the same turn: sent as one query they cost about what one costs
+// (scripts/bench-engines.ts). A lookup waits at most until the
 // end of the turn it was asked in, and the query is sent after it was asked, so it sees every
 // commit that preceded the request, as a query of its own would.
 
@@ -46,7 +46,6 @@ export function batchedLookup<R>(load: (keys: string[]) => Promise<R[]>, keyOf: 
     scheduled = false
     const all = waiting
     waiting = new Map()
-    if (all.size <= MAX_KEYS) return void send(all)
     let batch = new Map<string, Waiting<R>[]>()
     for (const [key, waiters] of all) {
       batch.set(key, waiters)
