@@ -2,6 +2,9 @@
 // search query building, snippets, record line numbers, allowed-tools lists, UUID v5, UTF-8
 // decoding that keeps bad bytes visible, JSON syntax error positions.
 import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { openDatabase } from '../src/db/sqlite/client'
+import { runMigrations } from '../src/db/sqlite/migrate'
 import { CsvParser, parseCsv } from '../src/features/catalogue/import/csv-parse'
 import { JsonSyntaxError, readCatalogue, UnreadableField } from '../src/features/catalogue/import/json-stream'
 import { memorySource } from '../src/features/catalogue/import/source'
@@ -15,6 +18,7 @@ import { snippet } from '../src/lib/search/snippet'
 import { indexWords, searchTerms } from '../src/lib/search/terms'
 import { tsquery, weightedVector, wordSetVector } from '../src/lib/search/tsquery'
 import { normaliseTags, slugify, unstorable } from '../src/lib/text'
+import { tempDir } from './support/app'
 
 describe('parseCsv (RFC 4180)', () => {
   test('quoted commas, doubled quotes, line breaks inside quotes, CRLF, BOM; records and fields carry their first line', () => {
@@ -109,18 +113,22 @@ describe('uuidV5', () => {
 
 describe('search query building', () => {
   test('words are quoted; the last is a prefix from 4 letters; stopwords dropped unless alone', () => {
-    expect(searchTerms('How to write a Blog post')).toEqual({ words: ['write', 'blog', 'post'], prefix: true })
-    expect(searchTerms('blog pos')).toEqual({ words: ['blog', 'pos'], prefix: false })
-    expect(searchTerms('the')).toEqual({ words: ['the'], prefix: false })
-    expect(searchTerms('go')).toEqual({ words: ['go'], prefix: false })
+    expect(searchTerms('How to write a Blog post')).toEqual({ words: ['write', 'blog', 'post'], typed: ['write', 'Blog', 'post'], prefix: true })
+    expect(searchTerms('blog pos')).toEqual({ words: ['blog', 'pos'], typed: ['blog', 'pos'], prefix: false })
+    expect(searchTerms('the')).toEqual({ words: ['the'], typed: ['the'], prefix: false })
+    expect(searchTerms('go')).toEqual({ words: ['go'], typed: ['go'], prefix: false })
     expect(searchTerms('!!! 🙂 ---')).toBeNull()
-    expect(ftsExpression(searchTerms('NEAR(x "y" OR zulu*')!, ['c61'])).toBe('"near" AND "x" AND "y" AND "zulu"* AND facets : "c61"')
+    expect(ftsExpression(searchTerms('NEAR(x "y" OR zulu*')!, ['c61'])).toBe('"NEAR" AND "x" AND "y" AND "zulu"* AND facets : "c61"')
+    // words go to FTS5 as typed (it folds them itself); the same word twice counts once
+    expect(searchTerms('Café CAFE Ελληνικά')).toEqual({ words: ['cafe', 'ελληνικα'], typed: ['Café', 'Ελληνικά'], prefix: true })
   })
 
   test('an unfinished last word stands for itself or its completions, as whole words', () => {
     const terms = searchTerms('kubernetes deploym')!
     expect(ftsExpression(terms, [], ['deployment', 'deployments'])).toBe('"kubernetes" AND ("deploym" OR "deployment" OR "deployments")')
     expect(ftsExpression(terms, [], [])).toBe('"kubernetes" AND "deploym"')
+    // no completions looked up (skills): FTS5's own prefix match
+    expect(ftsExpression(terms)).toBe('"kubernetes" AND "deploym"*')
     // a finished word (too short to be a prefix) is never expanded
     expect(ftsExpression(searchTerms('blog pos')!, [], ['post'])).toBe('"blog" AND "pos"')
     // a completion with a quote cannot break out of its string
@@ -131,6 +139,8 @@ describe('search query building', () => {
     const t = searchTerms(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '))!
     expect(t.words).toHaveLength(16)
     expect(searchTerms('x'.repeat(5000))!.words[0]).toHaveLength(100)
+    // a cut never leaves half a surrogate pair
+    expect(searchTerms(`${'x'.repeat(99)}𝐀𝐀`)!.typed[0]).toBe('x'.repeat(99))
   })
 })
 
@@ -443,5 +453,37 @@ describe('findJsonSyntaxError', () => {
       }
       expect(findJsonSyntaxError(text) === null, text).toBe(parses)
     }
+  })
+})
+
+describe('SQLite: every word is one FTS5 token', () => {
+  // The whole-prompt index has no positions (detail=column): a word FTS5 cut in two would be a
+  // phrase, which it refuses. Every letter, digit and mark of Unicode, inside and at the end of
+  // a word, against the real migrated tables.
+  test('no code point turns a word into a phrase', () => {
+    const db = openDatabase(join(tempDir(), 'tokens.db'))
+    runMigrations(db)
+    const count = db.$client.prepare('SELECT count(*) AS n FROM prompts_fts WHERE prompts_fts MATCH ?')
+    const head = db.$client.prepare('SELECT count(*) AS n FROM prompts_head_fts WHERE prompts_head_fts MATCH ?')
+    const refused: string[] = []
+    let tried = 0
+    for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue
+      const ch = String.fromCodePoint(cp)
+      if (!/[\p{L}\p{N}\p{M}]/u.test(ch)) continue
+      const terms = searchTerms(`a${ch}b x${ch}`)
+      if (!terms) continue
+      const match = ftsExpression(terms, ['c61'])
+      tried++
+      try {
+        count.get(match)
+        head.get(match)
+      } catch (error) {
+        if (refused.length < 10) refused.push(`U+${cp.toString(16)}: ${error}`)
+      }
+    }
+    expect(tried).toBeGreaterThan(100_000)
+    expect(refused).toEqual([])
+    db.$client.close()
   })
 })

@@ -5,6 +5,7 @@ import { openStorage } from '../src/db'
 import { json, makeTestApp, problem, register, TEST_ENGINE, TEST_JWT_SECRET } from './support/app'
 import { countRows, importRecords, loadTestCatalogue, setTier } from './support/catalogue'
 import { sqlNumber, sqlRun } from './support/sql'
+import { fold } from '../src/lib/search/terms'
 
 const t = await makeTestApp()
 const get = (path: string) => t.request(path)
@@ -249,6 +250,47 @@ describe('GET /api/search', async () => {
     expect((await search('welc')).items.map((p: { id: string }) => p.id)).toContain(WELCOME)
     expect((await search('Unicode CAFE')).items[0].title).toBe('Kokosnuss')
     expect((await search('café')).items[0].title).toBe('Kokosnuss')
+  })
+
+  test('words of any script are found as typed, whole or as a prefix, in titles and in content', async () => {
+    const words = [
+      '한국어',
+      'がっこう',
+      'ガイドブック',
+      'Ελληνικά',
+      'русский',
+      'עִברִית',
+      'বাংলা',
+      'தமிழ்',
+      'किताबें',
+      'ภาษาไทย',
+      'Tiếng',
+      'العربية',
+      '中文',
+    ]
+    const scripts = await makeTestApp()
+    await importRecords(scripts, {
+      categories: [{ id: 'scripts', name: 'Scripts', icon: '🔤', order: 1 }],
+      prompts: words.flatMap((word, i) => [
+        { id: `dddddddd-0000-4000-8000-${String(2 * i).padStart(12, '0')}`, title: `${word} title`, category: 'scripts', content: 'c' },
+        { id: `dddddddd-0000-4000-8000-${String(2 * i + 1).padStart(12, '0')}`, title: 'Other', category: 'scripts', content: `text ${word} text` },
+      ]),
+    })
+    const found = async (q: string) => {
+      const res = await scripts.handle(new Request(`http://localhost/api/search?q=${encodeURIComponent(q)}&limit=50`))
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { items: { id: string }[] }
+      return body.items.map((p) => Number(p.id.slice(-12)))
+    }
+    for (const [i, word] of words.entries()) {
+      expect({ word, ids: await found(word) }).toEqual({ word, ids: [2 * i, 2 * i + 1] })
+      // as typed but for case and accents
+      expect({ word, ids: await found(word.toUpperCase()) }).toEqual({ word, ids: [2 * i, 2 * i + 1] })
+      // the shortest beginning that folds to 4 letters (a prefix from there on)
+      const chars = [...word]
+      const prefix = chars.slice(0, chars.findIndex((_, n) => [...fold(chars.slice(0, n + 1).join(''))].length === 4) + 1).join('')
+      if (prefix !== '' && prefix !== word) expect({ prefix, ids: (await found(prefix)).slice(0, 2) }).toEqual({ prefix, ids: [2 * i, 2 * i + 1] })
+    }
   })
 
   test('filters: category, subcategory, tag', async () => {

@@ -107,3 +107,37 @@ describe('0010_prompt_type (the prompts table rebuilt with `type` before `conten
     db.$client.close()
   })
 })
+
+describe('0011_search_any_script (the full-text indexes again, marks inside words)', () => {
+  test('an existing catalogue is indexed again: its prompts and skills are found, in any script', () => {
+    const db = openDatabase(join(tempDir(), 'upgrade-fts.db'))
+    const before = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === '0011_search_any_script')
+    runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, before))
+    const c = db.$client
+    c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
+    c.run(
+      `INSERT INTO prompts (seq, id, title, description, category_id, tags, created_at, updated_at, facets, source_hash, preview, content)
+       VALUES (7, 'p1', 'हिंदी किताब', 'd', 'writing', 'zoo', 5, 6, 'c77', 'h', 'okapi', 'about the okapi')`,
+    )
+    c.run("INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (7, 'हिंदी किताब', 'd', 'about the okapi', 'zoo', 'c77')")
+    c.run("INSERT INTO prompts_head_fts (rowid, title, description, tags, facets) VALUES (7, 'हिंदी किताब', 'd', 'zoo', 'c77')")
+    c.run(
+      `INSERT INTO skills (seq, id, name, description, category, facets, source_hash, created_at, updated_at, instructions)
+       VALUES (3, 's1', 'বাংলা skill', 'd', 'coding', 'c63', 'h', 1, 1, 'steps')`,
+    )
+    c.run("INSERT INTO skills_fts (rowid, name, description, instructions, tags, facets) VALUES (3, 'বাংলা skill', 'd', 'steps', '', 'c63')")
+    // Before: the vowel signs cut the words, and the word is not in the index, only its pieces.
+    expect(c.query(`SELECT term FROM prompts_head_vocab WHERE term = 'किताब'`).all()).toEqual([])
+
+    runMigrations(db)
+    for (const table of ['prompts_fts', 'prompts_head_fts']) {
+      expect(c.query(`SELECT rowid FROM ${table} WHERE ${table} MATCH '"किताब" AND facets : "c77"'`).all()).toEqual([{ rowid: 7 }])
+      c.run(`INSERT INTO ${table} (${table}, rank) VALUES ('integrity-check', 1)`)
+    }
+    expect(c.query(`SELECT rowid FROM prompts_fts WHERE prompts_fts MATCH 'okapi'`).all()).toEqual([{ rowid: 7 }])
+    expect(c.query(`SELECT term FROM prompts_head_vocab WHERE term = 'किताब'`).all()).toEqual([{ term: 'किताब' }])
+    expect(c.query(`SELECT rowid FROM skills_fts WHERE skills_fts MATCH '"বাংলা"'`).all()).toEqual([{ rowid: 3 }])
+    c.run("INSERT INTO skills_fts (skills_fts, rank) VALUES ('integrity-check', 1)")
+    db.$client.close()
+  })
+})

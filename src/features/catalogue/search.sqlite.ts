@@ -55,9 +55,19 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
   // Completions of unfinished words, remembered for the catalogue revision they were read at
   // (people type the same beginnings over and over).
   const completions = revisionCache<string[]>()
-  function completionsFor(db: SqliteDb, prefix: string): string[] {
+  function completionsOf(db: SqliteDb, prefix: string): string[] {
     const s = statements(db)
     return completions(s.revision.get()?.revision ?? 0, prefix, () => s.completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term))
+  }
+  /**
+   * The index's words that start with the folded word, or with the word as typed in lower case:
+   * FTS5 folds some letters differently (it keeps ά, й, が), and its words are what it folded.
+   */
+  function completionsFor(db: SqliteDb, word: string, typed: string): string[] {
+    const found = completionsOf(db, word)
+    const lower = typed.toLowerCase()
+    if (lower === word) return found
+    return [...new Set([...found, ...completionsOf(db, lower)])].slice(0, MAX_COMPLETIONS)
   }
 
   return {
@@ -70,7 +80,8 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
         if (tag !== undefined) facets.push(facetToken('t', tag))
         // The default type has no token: "text" is every prompt without a type token.
         if (type !== undefined && type !== DEFAULT_PROMPT_TYPE) facets.push(facetToken('y', type))
-        const completions = terms.prefix ? completionsFor(db, terms.words[terms.words.length - 1]!) : undefined
+        const last = terms.words.length - 1
+        const completions = terms.prefix ? completionsFor(db, terms.words[last]!, terms.typed[last]!) : undefined
         const match = ftsExpression(terms, facets, completions, type === DEFAULT_PROMPT_TYPE ? ['y'] : [])
 
         const total = Math.min(s.countMatches.get(match, cap)!.n, cap)

@@ -6,20 +6,26 @@ const quote = (word: string) => `"${word.replaceAll('"', '""')}"`
 
 /**
  * The FTS5 expression: every word must appear, and each filter's facet token in the `facets`
- * column. The last word, when it may be unfinished, matches as a prefix: either natively (`*`),
- * or, when `completions` are given, as itself OR one of those whole words. FTS5 answers a
- * native prefix by merging the index entries of every word with that prefix before anything
- * else; on a large index that merge is most of a search's time, while an OR of whole words is
- * read lazily like any other word. Typed words could only match a facet token by spelling its
- * hex code exactly, so no column filter is spent on keeping them apart.
+ * column. Words go as typed: FTS5 folds them with the tokenizer that indexed the text (the
+ * folded words only decide which words count and find completions). A word is one token (the
+ * tokenizer keeps letters, digits and marks together, as terms.ts does), so no expression is a
+ * phrase, which the whole-prompt index (detail=column) could not answer. The last word, when it
+ * may be unfinished, matches as a prefix: natively (`*`), or, when `completions` are given, as
+ * itself OR one of those whole words. FTS5 answers a native prefix by merging the index entries
+ * of every word with that prefix before anything else; on a large index that merge is most of a
+ * search's time, while an OR of whole words is read lazily like any other word. Typed words
+ * could only match a facet token by spelling its hex code exactly, so no column filter is spent
+ * on keeping them apart.
  */
 export function ftsExpression(terms: SearchTerms, facets: string[] = [], completions?: readonly string[], withoutFacetsOf: FacetKind[] = []): string {
   const lastIndex = terms.words.length - 1
-  const parts = terms.words.map((w, i) => {
-    if (!terms.prefix || i !== lastIndex) return quote(w)
-    if (!completions) return `${quote(w)}*`
-    const alternatives = [w, ...completions.filter((c) => c !== w)]
-    return alternatives.length === 1 ? quote(w) : `(${alternatives.map(quote).join(' OR ')})`
+  const parts = terms.typed.map((typed, i) => {
+    if (!terms.prefix || i !== lastIndex) return quote(typed)
+    const word = terms.words[i]!
+    if (!completions) return `${quote(typed)}*`
+    const alternatives = completions.filter((c) => c !== word)
+    if (alternatives.length === 0) return quote(typed)
+    return `(${[typed, ...alternatives].map(quote).join(' OR ')})`
   })
   let expression = parts.join(' AND ')
   for (const facet of facets) expression += ` AND facets : ${quote(facet)}`

@@ -22,6 +22,11 @@ export const MIN_PREFIX = 4
 export interface SearchTerms {
   /** folded words (lower case, no diacritics), the last one possibly a prefix */
   words: string[]
+  /**
+   * The same words as typed (NFC): SQLite's FTS5 folds them itself, with its own Unicode tables,
+   * so that they match what it indexed (fold() and FTS5 disagree on some letters: й, ά, が…).
+   */
+  typed: string[]
   prefix: boolean
 }
 
@@ -39,20 +44,26 @@ export const WORD = /[\p{L}\p{N}\p{M}]+/gu
 /** The same for text known to be ASCII, several times faster. */
 export const ASCII_WORD = /[A-Za-z0-9]+/g
 
+/** At most MAX_TERM_LENGTH code units, never half a surrogate pair. */
+const cut = (word: string) => (word.length <= MAX_TERM_LENGTH ? word : word.slice(0, MAX_TERM_LENGTH).replace(/[\ud800-\udbff]$/, ''))
+
 /** The searchable words of a query, or null when it has none (only punctuation, emoji, …). */
 export function searchTerms(q: string): SearchTerms | null {
-  const all = (q.normalize('NFC').match(WORD) ?? []).map(fold).filter((w) => w !== '')
+  const all = (q.normalize('NFC').match(WORD) ?? []).map((typed) => ({ word: fold(typed), typed })).filter((w) => w.word !== '')
   if (all.length === 0) return null
-  const meaningful = all.filter((w) => !STOPWORDS.has(w))
+  const meaningful = all.filter((w) => !STOPWORDS.has(w.word))
   const onlyStopwords = meaningful.length === 0
   const words: string[] = []
+  const typed: string[] = []
   for (const w of onlyStopwords ? all : meaningful) {
-    const word = w.slice(0, MAX_TERM_LENGTH)
-    if (!words.includes(word)) words.push(word)
+    const word = cut(w.word)
+    if (words.includes(word)) continue
+    words.push(word)
+    typed.push(cut(w.typed))
     if (words.length === MAX_TERMS) break
   }
   const last = words[words.length - 1]!
-  return { words, prefix: !onlyStopwords && [...last].length >= MIN_PREFIX }
+  return { words, typed, prefix: !onlyStopwords && [...last].length >= MIN_PREFIX }
 }
 
 // Own copies: a global pattern carries its position (lastIndex) between calls.
