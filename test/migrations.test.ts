@@ -1,4 +1,5 @@
 // The migrations embedded in the binary are exactly drizzle-kit's files, and apply cleanly.
+import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { readdirSync } from 'node:fs'
@@ -64,6 +65,21 @@ describe('embedded migrations', () => {
     expect(db.$client.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
     expect(db.$client.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
     expect(db.$client.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 })
+    expect(db.$client.query('PRAGMA page_size').get()).toEqual({ page_size: 16384 })
+    expect(db.$client.query('PRAGMA cache_size').get()).toEqual({ cache_size: -8192 })
+    db.$client.close()
+  })
+
+  test('a database created with 4 KiB pages keeps them, and its data', () => {
+    const file = join(tempDir(), 'old.db')
+    const old = new Database(file)
+    old.run('PRAGMA page_size = 4096')
+    old.run('CREATE TABLE t (x TEXT)')
+    old.run("INSERT INTO t VALUES ('kept')")
+    old.close()
+    const db = openDatabase(file)
+    expect(db.$client.query('PRAGMA page_size').get()).toEqual({ page_size: 4096 })
+    expect(db.$client.query('SELECT x FROM t').all()).toEqual([{ x: 'kept' }])
     db.$client.close()
   })
 })

@@ -51,6 +51,19 @@ class StatementCachingDatabase extends SqliteDatabase {
 }
 
 /**
+ * 16 KiB pages rather than SQLite's 4 KiB: a prompt's text fits in one or two pages instead of a
+ * chain of overflow pages, and the indexes are shallower (bench-search.ts: a 100,000-prompt
+ * import 8.5-8.9 s -> 7.7 s, the file 13 % smaller). A database created with another page size
+ * keeps it.
+ */
+const PAGE_SIZE = 16384
+/**
+ * Each connection's page cache: 8 MiB, the ~500 pages SQLite keeps by default at 4 KiB (at its
+ * default 2 MB of 16 KiB pages, search p50 on 100,000 prompts went from 2.0-2.2 to 2.3-2.4 ms).
+ */
+const CACHE_KIB = -8192
+
+/**
  * Opens (creating it if needed) a database in WAL mode. The data directory is created 0700 and
  * a new database file 0600 (SQLite gives its -wal and -shm files the database file's mode): it
  * holds password and token hashes. busy_timeout comes first: everything after it may meet
@@ -61,6 +74,9 @@ export function openDatabase(file: string, { lockTimeoutMs = REQUEST_LOCK_TIMEOU
   const sqlite = new StatementCachingDatabase(file, { create: true, strict: true })
   try {
     sqlite.run(`PRAGMA busy_timeout = ${lockTimeoutMs}`)
+    // Only a new, empty file takes it (an existing database keeps the page size it was created with).
+    sqlite.run(`PRAGMA page_size = ${PAGE_SIZE}`)
+    sqlite.run(`PRAGMA cache_size = ${CACHE_KIB}`)
     switchToWal(sqlite, Date.now() + lockTimeoutMs)
     sqlite.run(`PRAGMA synchronous = ${synchronous}`)
     sqlite.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
