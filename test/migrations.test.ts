@@ -66,7 +66,7 @@ describe('embedded migrations', () => {
     expect(db.$client.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
     expect(db.$client.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 })
     expect(db.$client.query('PRAGMA page_size').get()).toEqual({ page_size: 16384 })
-    expect(db.$client.query('PRAGMA cache_size').get()).toEqual({ cache_size: -8192 })
+    expect(db.$client.query('PRAGMA cache_size').get()).toEqual({ cache_size: -4096 })
     db.$client.close()
   })
 

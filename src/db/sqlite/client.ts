@@ -58,10 +58,11 @@ class StatementCachingDatabase extends SqliteDatabase {
  */
 const PAGE_SIZE = 16384
 /**
- * Each connection's page cache: 8 MiB, the ~500 pages SQLite keeps by default at 4 KiB (at its
- * default 2 MB of 16 KiB pages, search p50 on 100,000 prompts went from 2.0-2.2 to 2.3-2.4 ms).
+ * Each connection's page cache: 4 MiB (256 pages). At SQLite's default 2 MB of 16 KiB pages,
+ * search p50 on 100,000 prompts went from 2.0-2.2 to 2.3-2.4 ms; 8 MiB searched no faster than
+ * 4 and added 11 MB to the 200 MCP clients' peak RSS (bench-mcp.ts: 205 vs 216 MB).
  */
-const CACHE_KIB = -8192
+const CACHE_KIB = -4096
 
 /**
  * Opens (creating it if needed) a database in WAL mode. The data directory is created 0700 and
