@@ -1,9 +1,10 @@
-// The words of a search, shared by both engines: whatever a user typed is cut into words (letters
-// and digits of any script), folded (lower case, no diacritics), stop words dropped, at most 16.
-// The engines' query builders (fts5.ts for SQLite, tsquery.ts for PostgreSQL) only ever see these
-// words, each quoted, so quotes, `*`, `NEAR(`, `)`, `OR`, `&`, `:`, NUL, lone surrogates or
-// 5,000 characters are just text (or nothing). indexWords() cuts stored text the same way, for
-// PostgreSQL's vectors, so indexed words and query words agree exactly.
+// The words of a search, shared by both engines: whatever a user typed is cut into words (letters,
+// digits and marks of any script), folded (lower case, no diacritics), stop words dropped, at most
+// 16; each also kept as typed, for FTS5 to fold itself. The engines' query builders (fts5.ts for
+// SQLite, tsquery.ts for PostgreSQL) only ever see these words, each quoted, so quotes, `*`,
+// `NEAR(`, `)`, `OR`, `&`, `:`, NUL, lone surrogates or 5,000 characters are just text (or
+// nothing). indexWords() cuts stored text the same way, for PostgreSQL's vectors, so indexed
+// words and query words agree exactly.
 
 /** Words that match nearly every prompt and carry no meaning for ranking. */
 const STOPWORDS = new Set(
