@@ -10,6 +10,14 @@ import { EMBEDDED_PG_MIGRATIONS } from '../src/db/postgres/migrations.gen'
 import { EMBEDDED_MIGRATIONS } from '../src/db/sqlite/migrations.gen'
 import { tempDir } from './support/app'
 
+/** A new database with every migration before `tag` applied; `later`: the tags still to apply. */
+function migratedUpTo(name: string, tag: string) {
+  const db = openDatabase(join(tempDir(), name))
+  const before = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === tag)
+  runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, before))
+  return { db, later: EMBEDDED_MIGRATIONS.slice(before).map((m) => m.tag) }
+}
+
 describe('embedded migrations', () => {
   test('in step with drizzle/sqlite/meta/_journal.json, hash for hash (run `bun run db:generate` if this fails)', () => {
     const fromFolder = readMigrationFiles({ migrationsFolder: join(import.meta.dir, '..', 'drizzle', 'sqlite') })
@@ -36,9 +44,7 @@ describe('embedded migrations', () => {
   })
 
   test('0009 fills linked_providers for accounts linked before it', () => {
-    const db = openDatabase(join(tempDir(), 'backfill.db'))
-    const upTo = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === '0009_linked_providers')
-    runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, upTo))
+    const { db } = migratedUpTo('backfill.db', '0009_linked_providers')
     db.$client.run(
       `INSERT INTO users (id, email, name, tier, created_at, updated_at) VALUES ('u1', 'a@b.co', 'A', 'free', 1, 1), ('u2', 'c@d.co', 'C', 'free', 1, 1)`,
     )
@@ -86,9 +92,7 @@ describe('embedded migrations', () => {
 
 describe('0010_prompt_type (the prompts table rebuilt with `type` before `content`)', () => {
   test('an existing catalogue keeps every row, its tags, favorites and search index; foreign keys stay on', () => {
-    const db = openDatabase(join(tempDir(), 'upgrade.db'))
-    const before = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === '0010_prompt_type')
-    runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, before))
+    const { db, later } = migratedUpTo('upgrade.db', '0010_prompt_type')
     const c = db.$client
     c.run("INSERT INTO users (id, email, name, created_at, updated_at) VALUES ('u1', 'a@example.com', 'A', 1, 1)")
     c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
@@ -104,7 +108,7 @@ describe('0010_prompt_type (the prompts table rebuilt with `type` before `conten
     c.run("INSERT INTO prompt_tags (tag, prompt_seq) VALUES ('zoo', 7)")
     c.run("INSERT INTO favorites (user_id, prompt_id, created_at) VALUES ('u1', 'p1', 9)")
 
-    expect(runMigrations(db)).toEqual(EMBEDDED_MIGRATIONS.slice(before).map((m) => m.tag))
+    expect(runMigrations(db)).toEqual(later)
     expect(c.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
     expect(c.query('SELECT seq, id, title, favorite_count, created_at, updated_at, type, content FROM prompts').all()).toEqual([
       { seq: 7, id: 'p1', title: 'Okapi essay', favorite_count: 1, created_at: 5, updated_at: 6, type: 'text', content: 'about the okapi' },
@@ -126,9 +130,7 @@ describe('0010_prompt_type (the prompts table rebuilt with `type` before `conten
 
 describe('0011_search_any_script (the full-text indexes again, marks inside words)', () => {
   test('an existing catalogue is indexed again: its prompts and skills are found, in any script', () => {
-    const db = openDatabase(join(tempDir(), 'upgrade-fts.db'))
-    const before = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === '0011_search_any_script')
-    runMigrations(db, EMBEDDED_MIGRATIONS.slice(0, before))
+    const { db } = migratedUpTo('upgrade-fts.db', '0011_search_any_script')
     const c = db.$client
     c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
     c.run(
