@@ -93,6 +93,37 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a database locked by another process 
     lock.release()
   })
 
+  test('in WAL mode, a request whose write waits for another process’s lock does not hold up the other requests', async () => {
+    const { dir, file } = migratedDataDir()
+    const server = await startServer({ DATA_DIR: dir, DEMO_CATALOGUE: 'false' })
+    try {
+      const lock = holdWriteLock(file, { journal: 'wal', begin: 'IMMEDIATE' })
+      const started = performance.now()
+      const registering = fetch(`${server.url}/api/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'waiting@example.com', password: 'a long enough password', name: 'Waiting' }),
+      })
+      await Bun.sleep(200)
+      // The registration waits for the lock; reads are answered meanwhile, each at once.
+      for (const path of ['/api/health', '/api/categories', '/api/search?q=anything']) {
+        const before = performance.now()
+        expect((await fetch(`${server.url}${path}`)).status).toBe(200)
+        expect(performance.now() - before).toBeLessThan(250)
+      }
+      lock.releaseAfter(800)
+      const res = await registering
+      expect(res.status).toBe(201)
+      expect(performance.now() - started).toBeGreaterThan(900)
+      const db = new Database(file, { readonly: true })
+      expect(db.query("SELECT count(*) AS n FROM users WHERE email IN ('waiting@example.com', 'held@example.com')").get()).toEqual({ n: 2 })
+      db.close()
+    } finally {
+      server.kill()
+      await server.exited
+    }
+  })
+
   test('a server starting while a real import writes alone on the database waits for it; both succeed', async () => {
     const dir = tempDir()
     const csv = join(dir, 'many.csv')

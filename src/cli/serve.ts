@@ -53,8 +53,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
 
   let checkpoints: { stop(): Promise<void> } | null = null
   if (storage.engine === 'sqlite') {
-    // Started: from now on a request waits only briefly for a lock (the JS thread waits with it).
-    for (const db of [storage.reader, storage.writer]) db.$client.run(`PRAGMA busy_timeout = ${REQUEST_LOCK_TIMEOUT_MS}`)
+    // Started: from now on a request waits only briefly for a lock.
+    storage.waitForLocks(REQUEST_LOCK_TIMEOUT_MS)
     checkpoints = startBackgroundCheckpoints(storage.writer, storage.file, log)
   }
 

@@ -49,6 +49,12 @@ export interface SqliteStorage extends StorageBase {
    * every other write of this process. Inside `tx` it runs in a savepoint of that transaction.
    */
   write<T>(fn: (db: SqliteDb) => T, tx?: Tx): Promise<T>
+  /**
+   * From now on a statement waits at most `ms` for another connection's lock (`promptlib serve`
+   * once it listens; until then the open options' longer wait). A write waits on timers, not in
+   * SQLite's busy handler, so the other requests go on meanwhile.
+   */
+  waitForLocks(ms: number): void
 }
 
 export interface PgStorage extends StorageBase {

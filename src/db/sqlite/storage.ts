@@ -3,9 +3,12 @@
 // serialised by the process's write lock, so an asynchronous transaction may await between
 // statements without anything else slipping into it.
 import type { SqliteDb, SqliteStorage, Tx } from '../storage'
-import { type OpenOptions, openDatabase } from './client'
+import { isBusy, type OpenOptions, openDatabase, REQUEST_LOCK_TIMEOUT_MS } from './client'
 import { createReadBatcher, type ReadBatcher } from './read-batch'
 import { WriteLock } from './write-lock'
+
+/** The longest pause between two tries of BEGIN IMMEDIATE while another connection writes. */
+const MAX_RETRY_WAIT_MS = 8
 
 function connectionOf(tx: Tx): SqliteDb {
   if (tx.engine !== 'sqlite') throw new Error('a PostgreSQL transaction handed to the SQLite storage')
@@ -22,6 +25,34 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     throw error
   }
   const lock = new WriteLock()
+  let lockTimeoutMs = options.lockTimeoutMs ?? REQUEST_LOCK_TIMEOUT_MS
+  const begin = writer.$client.prepare('BEGIN IMMEDIATE')
+  /**
+   * BEGIN IMMEDIATE; when another connection holds the write lock, tried again on a timer until
+   * the lock timeout (a promise then, else nothing: an uncontended write pays no extra turn).
+   * Once the server listens the write connection's busy handler is off (waitForLocks): it would
+   * sleep, and the whole event loop with it, through each of the checkpointer's RESTARTs (a few
+   * ms, about two a second under load: scripts/load.ts) or another process's import (seconds).
+   */
+  function beginImmediate(): Promise<void> | undefined {
+    const deadline = Date.now() + lockTimeoutMs
+    const attempt = () => {
+      try {
+        begin.run()
+        return true
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error
+        return false
+      }
+    }
+    if (attempt()) return
+    return (async () => {
+      for (let waitMs = 1; ; waitMs = Math.min(waitMs * 2, MAX_RETRY_WAIT_MS)) {
+        await Bun.sleep(waitMs)
+        if (attempt()) return
+      }
+    })()
+  }
   // One connection (an import) has no separate reader whose snapshot could be shared.
   // Writes end the read snapshot first: a checkpoint's RESTART holds the write lock while it
   // waits for readers, so our write must never wait on our own reader.
@@ -43,9 +74,19 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
       // Inside a transaction: a savepoint of it (bun:sqlite nests transactions that way).
       if (tx) return connectionOf(tx).$client.transaction(() => fn(writer))()
       await lock.acquire()
+      const client = writer.$client
       try {
         turn.refresh()
-        return writer.$client.transaction(() => fn(writer)).immediate()
+        const waiting = beginImmediate()
+        if (waiting) await waiting
+        try {
+          const result = fn(writer)
+          client.run('COMMIT')
+          return result
+        } catch (error) {
+          if (client.inTransaction) client.run('ROLLBACK')
+          throw error
+        }
       } finally {
         turn.refresh()
         lock.release()
@@ -58,7 +99,8 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
       const client = writer.$client
       try {
         turn.refresh()
-        client.run('BEGIN IMMEDIATE')
+        const waiting = beginImmediate()
+        if (waiting) await waiting
         const result = await fn(inTx)
         client.run('COMMIT')
         turn.refresh()
@@ -84,6 +126,13 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
         if (client.inTransaction) client.run('COMMIT')
         if (own !== writer) client.close()
       }
+    },
+
+    waitForLocks(ms) {
+      lockTimeoutMs = ms
+      reader.$client.run(`PRAGMA busy_timeout = ${ms}`)
+      // One connection (an import) has no other requests to keep going: it waits in SQLite.
+      if (reader !== writer) writer.$client.run('PRAGMA busy_timeout = 0')
     },
 
     healthy() {
