@@ -6,6 +6,8 @@ import { json, makeTestApp, problem, register, TEST_ENGINE, TEST_JWT_SECRET } fr
 import { countRows, importRecords, loadTestCatalogue, setTier } from './support/catalogue'
 import { sqlNumber, sqlRun } from './support/sql'
 import { fold } from '../src/lib/search/terms'
+import type { SqliteStorage } from '../src/db/storage'
+import { listingSql } from '../src/features/catalogue/store.sqlite'
 
 const t = await makeTestApp()
 const get = (path: string) => t.request(path)
@@ -121,6 +123,39 @@ describe('GET /api/categories/{id}/prompts', async () => {
       p.title.toLowerCase(),
     )
     expect(byTitle).toEqual([...byTitle].sort())
+  })
+
+  test.skipIf(TEST_ENGINE !== 'sqlite')('SQLite reads each sort of a category listing off an index, in order: no sort step', () => {
+    const db = (t.storage as SqliteStorage).reader.$client
+    for (const sort of ['popular', 'newest', 'title'] as const) {
+      const plan = db
+        .query<{ detail: string }, [string, number, number]>(`EXPLAIN QUERY PLAN ${listingSql('p.category_id = ?', sort)}`)
+        .all('writing', 20, 0)
+        .map((r) => r.detail)
+      expect(plan.join('; ')).toMatch(/USING (COVERING )?INDEX prompts_(popular|newest|title) \(category_id=\?\)/)
+      expect(plan.join('; ')).not.toContain('TEMP B-TREE')
+    }
+  })
+
+  test('ties in the order fall to the newest prompt (the highest seq) first', async () => {
+    const created = '2026-01-01T00:00:00.000Z'
+    await importRecords(t, {
+      categories: [{ id: 'ties', name: 'Ties', icon: '🪢', order: 98 }],
+      prompts: ['1', '2', '3'].map((n) => ({
+        id: `bbbbbbbb-0000-4000-8000-00000000000${n}`,
+        title: 'Same title',
+        category: 'ties',
+        content: `Tie ${n}`,
+        created_at: created,
+        updated_at: created,
+      })),
+    })
+    for (const sort of ['popular', 'newest']) {
+      const items = (await json(await get(`/api/categories/ties/prompts?sort=${sort}`))).items.map((p: { id: string }) => p.id.slice(-1))
+      expect(items).toEqual(['3', '2', '1'])
+    }
+    const byTitle = (await json(await get('/api/categories/ties/prompts?sort=title'))).items.map((p: { id: string }) => p.id.slice(-1))
+    expect(byTitle).toEqual(['1', '2', '3'])
   })
 
   test('subcategory and tag filters (tags compared in slug form)', async () => {

@@ -11,6 +11,7 @@ import m8 from '../../../drizzle/sqlite/0008_payments.sql' with { type: 'text' }
 import m9 from '../../../drizzle/sqlite/0009_linked_providers.sql' with { type: 'text' }
 import m10 from '../../../drizzle/sqlite/0010_prompt_type.sql' with { type: 'text' }
 import m11 from '../../../drizzle/sqlite/0011_search_any_script.sql' with { type: 'text' }
+import m12 from '../../../drizzle/sqlite/0012_listing_tiebreak.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -32,4 +33,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0009_linked_providers", when: 1795507684865, breakpoints: true, sql: m9 },
   { tag: "0010_prompt_type", when: 1795508960100, breakpoints: true, sql: m10 },
   { tag: "0011_search_any_script", when: 1795546276391, breakpoints: true, sql: m11 },
+  { tag: "0012_listing_tiebreak", when: 1795556050802, breakpoints: true, sql: m12 },
 ]

@@ -60,8 +60,9 @@ export const prompts = pgTable(
   },
   (t) => [
     foreignKey({ columns: [t.categoryId, t.subcategoryId], foreignColumns: [subcategories.categoryId, subcategories.id] }),
-    index('prompts_popular').on(t.categoryId, t.favoriteCount.desc(), t.createdAt.desc()),
-    index('prompts_newest').on(t.categoryId, t.createdAt.desc()),
+    // Each listing's whole ORDER BY, the seq that breaks ties included (as on SQLite): no sort step.
+    index('prompts_popular').on(t.categoryId, t.favoriteCount.desc(), t.createdAt.desc(), t.seq.desc()),
+    index('prompts_newest').on(t.categoryId, t.createdAt.desc(), t.seq.desc()),
     index('prompts_title').on(t.categoryId, sql`lower(${t.title}) COLLATE "C"`),
     index('prompts_subcategory').on(t.categoryId, t.subcategoryId),
     index('prompts_created').on(t.createdAt.desc(), t.seq.desc()),

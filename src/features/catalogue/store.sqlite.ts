@@ -53,6 +53,10 @@ const ORDER: Record<Sort, string> = {
   title: 'p.title COLLATE NOCASE ASC, p.seq ASC',
 }
 
+/** A page of a category's prompts (`clause`: the WHERE conditions, `p.category_id = ?` first). */
+export const listingSql = (clause: string, sort: Sort) =>
+  `SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE ${clause} ORDER BY ${ORDER[sort]} LIMIT ? OFFSET ?`
+
 const PROGRESS_EVERY = 1000
 
 type OldPrompt = {
@@ -207,11 +211,7 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         }
         const clause = where.join(' AND ')
         const total = listingTotal(db, clause, args)
-        const rows = prepared<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE ${clause} ORDER BY ${ORDER[sort]} LIMIT ? OFFSET ?`).all(
-          ...args,
-          page.limit,
-          page.offset,
-        )
+        const rows = prepared<SummaryRow>(listingSql(clause, sort)).all(...args, page.limit, page.offset)
         return { items: rows.map(record), total }
       }),
 
