@@ -6,6 +6,7 @@ import { json, makeTestApp, problem, register, TEST_ENGINE, TEST_JWT_SECRET } fr
 import { countRows, importRecords, loadTestCatalogue, setTier } from './support/catalogue'
 import { sqlNumber, sqlRun } from './support/sql'
 import { fold } from '../src/lib/search/terms'
+import { Database } from 'bun:sqlite'
 import type { SqliteStorage } from '../src/db/storage'
 import { listingSql } from '../src/features/catalogue/store.sqlite'
 
@@ -126,7 +127,9 @@ describe('GET /api/categories/{id}/prompts', async () => {
   })
 
   test.skipIf(TEST_ENGINE !== 'sqlite')('SQLite reads each sort of a category listing off an index, in order: no sort step', () => {
-    const db = (t.storage as SqliteStorage).reader.$client
+    // A connection of its own: bun:sqlite leaves an EXPLAIN statement unfinished after all(), and
+    // the connection it ran on then keeps reading its old snapshot.
+    const db = new Database((t.storage as SqliteStorage).file, { readonly: true })
     for (const sort of ['popular', 'newest', 'title'] as const) {
       const plan = db
         .query<{ detail: string }, [string, number, number]>(`EXPLAIN QUERY PLAN ${listingSql('p.category_id = ?', sort)}`)
@@ -135,11 +138,14 @@ describe('GET /api/categories/{id}/prompts', async () => {
       expect(plan.join('; ')).toMatch(/USING (COVERING )?INDEX prompts_(popular|newest|title) \(category_id=\?\)/)
       expect(plan.join('; ')).not.toContain('TEMP B-TREE')
     }
+    db.close(false)
   })
 
   test('ties in the order fall to the newest prompt (the highest seq) first', async () => {
+    // An app of its own: these prompts would change the counts and results of the other tests.
+    const own = await makeTestApp()
     const created = '2026-01-01T00:00:00.000Z'
-    await importRecords(t, {
+    await importRecords(own, {
       categories: [{ id: 'ties', name: 'Ties', icon: '🪢', order: 98 }],
       prompts: ['1', '2', '3'].map((n) => ({
         id: `bbbbbbbb-0000-4000-8000-00000000000${n}`,
@@ -151,10 +157,10 @@ describe('GET /api/categories/{id}/prompts', async () => {
       })),
     })
     for (const sort of ['popular', 'newest']) {
-      const items = (await json(await get(`/api/categories/ties/prompts?sort=${sort}`))).items.map((p: { id: string }) => p.id.slice(-1))
+      const items = (await json(await own.request(`/api/categories/ties/prompts?sort=${sort}`))).items.map((p: { id: string }) => p.id.slice(-1))
       expect(items).toEqual(['3', '2', '1'])
     }
-    const byTitle = (await json(await get('/api/categories/ties/prompts?sort=title'))).items.map((p: { id: string }) => p.id.slice(-1))
+    const byTitle = (await json(await own.request('/api/categories/ties/prompts?sort=title'))).items.map((p: { id: string }) => p.id.slice(-1))
     expect(byTitle).toEqual(['1', '2', '3'])
   })
 
