@@ -124,6 +124,34 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a database locked by another process 
     }
   })
 
+  test('in WAL mode, a write that waits past the request lock timeout (5 s) is 503 database_busy with Retry-After; later it succeeds', async () => {
+    const { dir, file } = migratedDataDir()
+    const server = await startServer({ DATA_DIR: dir, DEMO_CATALOGUE: 'false' })
+    const lock = holdWriteLock(file, { journal: 'wal', begin: 'IMMEDIATE' })
+    try {
+      const register = () =>
+        fetch(`${server.url}/api/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'late@example.com', password: 'a long enough password', name: 'Late' }),
+        })
+      const refused = await register()
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get('content-type')).toContain('application/problem+json')
+      expect(refused.headers.get('retry-after')).toBe('1')
+      const body = (await refused.json()) as { code: string; detail: string }
+      expect(body.code).toBe('database_busy')
+      expect(body.detail).not.toMatch(/SQLITE|locked/)
+      lock.release()
+      expect((await register()).status).toBe(201)
+      expect(server.output()).toContain('database busy')
+    } finally {
+      lock.release()
+      server.kill()
+      await server.exited
+    }
+  }, 20_000)
+
   test('a server starting while a real import writes alone on the database waits for it; both succeed', async () => {
     const dir = tempDir()
     const csv = join(dir, 'many.csv')

@@ -18,3 +18,12 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   return codes(error).some((c) => c === 'SQLITE_CONSTRAINT_FOREIGNKEY' || c === '23503')
 }
+
+/**
+ * Another connection held a lock for longer than this one would wait: SQLite's SQLITE_BUSY /
+ * SQLITE_LOCKED (another process's import or long transaction), PostgreSQL's lock_not_available
+ * (55P03, a lock_timeout). Nothing is wrong with the request: the same request later succeeds.
+ */
+export function isLockTimeout(error: unknown): boolean {
+  return codes(error).some((c) => c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED') || c === '55P03')
+}

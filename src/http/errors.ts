@@ -1,6 +1,7 @@
 // Maps whatever reached onError to a ProblemError. Unknown errors become a bare 500:
 // their message, stack or SQL never reach the client (they are logged with the request id).
 import type { ValidationError } from 'elysia'
+import { isLockTimeout } from '../db/errors'
 import { type FieldError, notFound, ProblemError, validationFailed } from './problem'
 
 const LOCATION_LABEL: Record<string, string> = {
@@ -34,6 +35,9 @@ function fieldErrors(error: ValidationError): FieldError[] {
 
 export function toProblem(code: string | number, error: unknown): ProblemError {
   if (error instanceof ProblemError) return error
+  // Before the codes: Elysia files an error thrown in a route's parse hook (the auth rate limit is
+  // a write) as PARSE, and this one is no fault of the request.
+  if (isLockTimeout(error)) return databaseBusy()
   switch (code) {
     case 'VALIDATION': {
       const validation = error as ValidationError
@@ -52,3 +56,13 @@ export function toProblem(code: string | number, error: unknown): ProblemError {
   }
   return new ProblemError(500, 'internal_error', 'Something went wrong on our side; the request id identifies it in the logs.')
 }
+
+/** A write that waited its whole lock timeout (an import in another process holds the database): try again shortly. */
+export const databaseBusy = () =>
+  new ProblemError(
+    503,
+    'database_busy',
+    'The database is busy with another process’s write (an import?). Try again shortly.',
+    {},
+    { 'retry-after': '1' },
+  )

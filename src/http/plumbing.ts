@@ -9,9 +9,9 @@ import { requestInfo } from './request-context'
 export function plumbing({ log }: { log: Logger }) {
   return new Elysia({ name: 'plumbing' }).error({ ProblemError }).onError({ as: 'global' }, ({ code, error, request, route, set }) => {
     const problem = toProblem(code, error)
-    if (problem.status >= 500) {
-      log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
-    }
+    if (problem.code === 'database_busy')
+      log.warn('database busy: a write waited its whole lock timeout', { request_id: requestInfo(request).id, route })
+    else if (problem.status >= 500) log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
     set.status = problem.status
     return problemResponse(problem)
   })

@@ -3,6 +3,8 @@
 // resources/read, a JSON-RPC error. Anything else is a failure on our side: logged with the
 // request id, and the client learns only that much.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { isLockTimeout } from '../../db/errors'
+import { databaseBusy } from '../../http/errors'
 import { ProblemError } from '../../http/problem'
 import type { Logger } from '../../log'
 
@@ -28,6 +30,7 @@ const internal = (requestId: string) =>
 /** A refusal stays a refusal; anything else is logged and becomes internal_error. */
 export function asProblem(error: unknown, log: Logger, requestId: string, what: string): ProblemError {
   if (error instanceof ProblemError && error.status < 500) return error
+  if (isLockTimeout(error)) return databaseBusy()
   log.error(`mcp ${what} failed`, { request_id: requestId, error })
   return internal(requestId)
 }
