@@ -93,6 +93,20 @@ describe('error shape', async () => {
     const logged = t.log.lines().find((l) => l.msg === 'unhandled error' && l.request_id === 'boom-request-1')
     expect(logged).toBeDefined()
   })
+
+  test('a failure in a check that runs before the body (the login rate limit, on a closed database) is 500, not malformed_json', async () => {
+    const broken = await makeTestApp({ AUTH_RATE_LIMIT: '10' })
+    await broken.storage.close()
+    const res = await broken.request('/api/auth/login', {
+      method: 'POST',
+      json: { email: uniqueEmail(), password: GOOD_PASSWORD },
+      headers: { 'x-request-id': 'before-body-1' },
+    })
+    await problem(res, 500, 'internal_error')
+    expect(broken.log.lines().find((l) => l.msg === 'unhandled error' && l.request_id === 'before-body-1')).toBeDefined()
+    // A body that is not JSON is still the client's mistake.
+    await problem(await post('{"email": '), 400, 'malformed_json')
+  })
 })
 
 describe('X-Request-Id', async () => {

@@ -45,9 +45,15 @@ export function toProblem(code: string | number, error: unknown): ProblemError {
       return validationFailed(fieldErrors(validation), `The ${where} is not valid.`)
     }
     case 'PARSE': {
+      // Our body parser refuses with a ProblemError; Elysia's own parsers fail with a SyntaxError.
+      // Anything else came from a check that runs before the body (jsonBody's `before`: a rate
+      // limit, authentication) and is a failure on our side, not a malformed body.
       const cause = (error as { cause?: unknown }).cause
       if (cause instanceof ProblemError) return cause
-      return new ProblemError(400, 'malformed_json', 'The request body is missing or is not valid JSON.')
+      if (cause === undefined || cause instanceof SyntaxError) {
+        return new ProblemError(400, 'malformed_json', 'The request body is missing or is not valid JSON.')
+      }
+      break
     }
     case 'NOT_FOUND':
       return notFound('No such endpoint.')
