@@ -1,7 +1,10 @@
 // Highlighted snippets of search hits, the same on both engines: about 24 words around the
-// matches, HTML-escaped, matching words between <mark> and </mark>.
+// matches, HTML-escaped, matching words between <mark> and </mark>. Drawing them was about a fifth
+// of a search's time on the 100,000-prompt benchmark, most of it garbage: so tokens are offsets
+// (a substring only for a possible match), the per-query sets are built once, and ASCII text is
+// searched with a case-insensitive pattern rather than lower-cased whole.
 import { SPACE_OR_CONTROL } from '../text'
-import { ASCII_WORD, fold, NON_ASCII, type SearchTerms, WORD } from './terms'
+import { fold, NON_ASCII, type SearchTerms, WORD } from './terms'
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 const NEEDS_ESCAPE = /[&<>"']/
@@ -22,53 +25,47 @@ const SNIPPET_SCAN = 50_000
  * at either end.
  */
 export function snippet(texts: string[], terms: SearchTerms): string {
-  const exact = new Set(terms.prefix ? terms.words.slice(0, -1) : terms.words)
-  const prefix = terms.prefix ? terms.words[terms.words.length - 1]! : null
-  // Most tokens are short or start with a letter no query word starts with: they are ruled out
-  // before the (comparatively costly) folding.
-  const shortest = Math.min(...terms.words.map((w) => w.length))
-  const initials = new Set(terms.words.map((w) => w[0]))
-  const isHit = (token: string) => {
-    if (token.length < shortest) return false
-    if (!NON_ASCII.test(token) && !initials.has(token[0]!.toLowerCase())) return false
-    const w = fold(token)
-    return exact.has(w) || (prefix !== null && w.startsWith(prefix))
-  }
+  const matcher = matcherOf(terms)
   // Finding the first match with one regex spares tokenising a whole long text; it cannot see
   // through diacritics, so text with non-ASCII letters is tokenised in full when it finds nothing.
-  const first = firstMatchPattern(terms)
   let fallback: Region | null = null
   for (const full of texts) {
     const scanned = full.length > SNIPPET_SCAN ? full.slice(0, SNIPPET_SCAN) : full
-    const at = NON_ASCII.test(scanned) ? (first.exec(scanned)?.index ?? -1) : firstAsciiMatch(scanned.toLowerCase(), terms)
+    const ascii = !NON_ASCII.test(scanned)
+    const at = ascii ? firstAsciiMatch(scanned, terms) : (firstMatchPattern(terms).exec(scanned)?.index ?? -1)
     // An ASCII text the regex found nothing in has no match: skip it (its start is only needed as
     // a fallback, made at the end if nothing matched at all).
-    if (at === -1 && !NON_ASCII.test(full)) continue
+    if (at === -1 && ascii && (scanned === full || !NON_ASCII.test(full))) continue
     // The region scanned for the best window: from a little before the first match onwards.
     // Without a regex hit only the start is tokenised: a hit hidden by diacritics sits there in
     // practice, and the start is what a fallback shows anyway (a head match's long content
     // would otherwise be tokenised whole for nothing).
     const from = at === -1 ? 0 : Math.max(0, at - 120)
     const to = Math.min(full.length, from + REGION)
-    const region: Region = { text: full.slice(from, to), tokens: [], before: from > 0, after: to < full.length }
-    region.tokens = tokenize(region.text)
-    if (region.tokens.length === 0) continue
+    const region = regionOf(full.slice(from, to), from > 0, to < full.length)
+    const count = region.starts.length
+    if (count === 0) continue
     fallback ??= region
-    const hits = region.tokens.map((t) => isHit(t.text))
-    if (!hits.includes(true)) continue
+    // The folded word of each matching token, null for the others.
+    const hitWords: (string | null)[] = new Array(count)
+    let anyHit = false
+    for (let i = 0; i < count; i++) {
+      const word = hitWord(matcher, region, i)
+      hitWords[i] = word
+      if (word !== null) anyHit = true
+    }
+    if (!anyHit) continue
     // The window with the most distinct matching words, then the most matches; the first wins ties.
     // Windows starting near each of the first few matches are compared.
-    const tokens = region.tokens
-    const hitWords = tokens.map((t, i) => (hits[i] ? fold(t.text) : null))
     let best = { start: 0, distinct: -1, total: -1 }
     let considered = 0
-    for (let i = 0; i < tokens.length && considered < MAX_WINDOWS; i++) {
+    for (let i = 0; i < count && considered < MAX_WINDOWS; i++) {
       if (hitWords[i] === null) continue
       considered++
-      const start = Math.max(0, Math.min(i - 3, tokens.length - SNIPPET_WORDS))
+      const start = Math.max(0, Math.min(i - 3, count - SNIPPET_WORDS))
       const seen = new Set<string>()
       let total = 0
-      for (let k = start; k < Math.min(tokens.length, start + SNIPPET_WORDS); k++) {
+      for (let k = start; k < Math.min(count, start + SNIPPET_WORDS); k++) {
         const word = hitWords[k]
         if (word != null) {
           seen.add(word)
@@ -77,38 +74,79 @@ export function snippet(texts: string[], terms: SearchTerms): string {
       }
       if (seen.size > best.distinct || (seen.size === best.distinct && total > best.total)) best = { start, distinct: seen.size, total }
     }
-    return render(region, hits, best.start)
+    return render(region, hitWords, best.start)
   }
-  fallback ??=
-    texts
-      .map((full) => ({ text: full.slice(0, REGION), tokens: tokenize(full.slice(0, REGION)), before: false, after: full.length > REGION }))
-      .find((r) => r.tokens.length > 0) ?? null
-  return fallback
-    ? render(
-        fallback,
-        fallback.tokens.map(() => false),
-        0,
-      )
-    : ''
-}
-
-const isWordChar = (code: number) => (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90)
-
-/** Where the first query word starts in lower-cased ASCII text (indexOf beats a Unicode regex here), or -1. */
-function firstAsciiMatch(lower: string, terms: SearchTerms): number {
-  let best = -1
-  terms.words.forEach((word, i) => {
-    const isPrefix = terms.prefix && i === terms.words.length - 1
-    for (let at = lower.indexOf(word); at !== -1 && (best === -1 || at < best); at = lower.indexOf(word, at + 1)) {
-      const end = at + word.length
-      if ((at === 0 || !isWordChar(lower.charCodeAt(at - 1))) && (isPrefix || end === lower.length || !isWordChar(lower.charCodeAt(end)))) {
-        best = at
+  if (fallback === null) {
+    for (const full of texts) {
+      const region = regionOf(full.slice(0, REGION), false, full.length > REGION)
+      if (region.starts.length > 0) {
+        fallback = region
         break
       }
     }
-  })
-  return best
+  }
+  return fallback ? render(fallback, [], 0) : ''
 }
+
+/** What a token is compared with: per query, not per snippet (a search draws up to 100). */
+interface Matcher {
+  exact: Set<string>
+  prefix: string | null
+  shortest: number
+  /** the first UTF-16 unit of each word */
+  initials: Set<number>
+}
+const matchers = new WeakMap<SearchTerms, Matcher>()
+function matcherOf(terms: SearchTerms): Matcher {
+  let matcher = matchers.get(terms)
+  if (!matcher) {
+    matcher = {
+      exact: new Set(terms.prefix ? terms.words.slice(0, -1) : terms.words),
+      prefix: terms.prefix ? terms.words[terms.words.length - 1]! : null,
+      shortest: Math.min(...terms.words.map((w) => w.length)),
+      initials: new Set(terms.words.map((w) => w.charCodeAt(0))),
+    }
+    matchers.set(terms, matcher)
+  }
+  return matcher
+}
+
+/**
+ * The folded word of token `i` when it matches a query word, else null. Most tokens are short or
+ * start with a letter no query word starts with: they are ruled out before the (comparatively
+ * costly) substring and folding.
+ */
+function hitWord(m: Matcher, { text, ascii, starts, ends }: Region, i: number): string | null {
+  const start = starts[i]!
+  if (ends[i]! - start < m.shortest) return null
+  if (ascii) {
+    const c = text.charCodeAt(start)
+    if (!m.initials.has(c >= 65 && c <= 90 ? c + 32 : c)) return null
+  }
+  const token = text.slice(start, ends[i])
+  if (!ascii && !NON_ASCII.test(token) && !m.initials.has(token[0]!.toLowerCase().charCodeAt(0))) return null
+  const w = fold(token)
+  return m.exact.has(w) || (m.prefix !== null && w.startsWith(m.prefix)) ? w : null
+}
+
+/**
+ * Where the first query word starts in ASCII text, or -1: one case-insensitive pattern per query
+ * with ASCII word boundaries (the last word, when unfinished, only at its start). Lower-casing
+ * the whole text to search it with indexOf cost more than the search itself.
+ */
+function firstAsciiMatch(text: string, terms: SearchTerms): number {
+  let pattern = asciiPatterns.get(terms)
+  if (pattern === undefined) {
+    // A word with other letters never matches ASCII text.
+    const words = terms.words.flatMap((w, i) =>
+      NON_ASCII.test(w) ? [] : [escapeRegExp(w) + (terms.prefix && i === terms.words.length - 1 ? '' : '(?![A-Za-z0-9])')],
+    )
+    pattern = words.length === 0 ? null : new RegExp(`(?<![A-Za-z0-9])(?:${words.join('|')})`, 'i')
+    asciiPatterns.set(terms, pattern)
+  }
+  return pattern === null ? -1 : (pattern.exec(text)?.index ?? -1)
+}
+const asciiPatterns = new WeakMap<SearchTerms, RegExp | null>()
 
 // One compiled pattern per query (a search draws up to 100 snippets with it).
 const patterns = new WeakMap<SearchTerms, RegExp>()
@@ -125,41 +163,59 @@ function firstMatchPattern(terms: SearchTerms): RegExp {
 /** How much text around the first match is searched for the best window. */
 const REGION = 400
 
-interface Token {
-  text: string
-  index: number
-}
-
-/** The words of a text with their offsets (a plain exec loop: spreading matchAll costs more than the matching). */
-function tokenize(text: string): Token[] {
-  const pattern = NON_ASCII.test(text) ? WORD : ASCII_WORD
-  const tokens: Token[] = []
-  pattern.lastIndex = 0
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) tokens.push({ text: m[0], index: m.index })
-  return tokens
-}
-
 interface Region {
   text: string
-  tokens: Token[]
+  /** the text has only ASCII characters */
+  ascii: boolean
+  /** where each word starts and ends in the text (offsets, not substrings: most are never needed) */
+  starts: number[]
+  ends: number[]
   /** text was cut before / after this region */
   before: boolean
   after: boolean
 }
 
+/** A region and its words: ASCII text by its character codes, other text with the Unicode word pattern. */
+function regionOf(text: string, before: boolean, after: boolean): Region {
+  const ascii = !NON_ASCII.test(text)
+  const starts: number[] = []
+  const ends: number[] = []
+  if (ascii) {
+    let start = -1
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 0
+      const word = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+      if (word && start === -1) start = i
+      else if (!word && start !== -1) {
+        starts.push(start)
+        ends.push(i)
+        start = -1
+      }
+    }
+  } else {
+    WORD.lastIndex = 0
+    for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
+      starts.push(m.index)
+      ends.push(m.index + m[0].length)
+    }
+  }
+  return { text, ascii, starts, ends, before, after }
+}
+
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-function render({ text, tokens, before, after }: Region, hits: boolean[], start: number): string {
-  const end = Math.min(tokens.length, start + SNIPPET_WORDS)
+/** `hitWords[k]` non-null: token k is a match (none given: no token is). */
+function render({ text, starts, ends, before, after }: Region, hitWords: (string | null)[], start: number): string {
+  const end = Math.min(starts.length, start + SNIPPET_WORDS)
   let out = start > 0 || before ? '…' : ''
-  let at = tokens[start]!.index
+  let at = starts[start]!
   for (let k = start; k < end; k++) {
-    const token = tokens[k]!
-    out += escapeHtml(text.slice(at, token.index).replace(SPACE_OR_CONTROL, ' '))
-    out += hits[k] ? MARK_OPEN + escapeHtml(token.text) + MARK_CLOSE : escapeHtml(token.text)
-    at = token.index + token.text.length
+    out += escapeHtml(text.slice(at, starts[k]).replace(SPACE_OR_CONTROL, ' '))
+    const token = escapeHtml(text.slice(starts[k], ends[k]))
+    out += hitWords[k] != null ? MARK_OPEN + token + MARK_CLOSE : token
+    at = ends[k]!
   }
-  if (end < tokens.length || after) out += '…'
+  if (end < starts.length || after) out += '…'
   else out += escapeHtml(text.slice(at).replace(SPACE_OR_CONTROL, ' ').trimEnd())
   return out
 }

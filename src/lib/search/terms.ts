@@ -43,7 +43,7 @@ export const fold = (word: string) =>
 
 export const WORD = /[\p{L}\p{N}\p{M}]+/gu
 /** The same for text known to be ASCII, several times faster. */
-export const ASCII_WORD = /[A-Za-z0-9]+/g
+const ASCII_WORD = /[A-Za-z0-9]+/g
 
 /** At most MAX_TERM_LENGTH code units, never half a surrogate pair. */
 const cut = (word: string) => (word.length <= MAX_TERM_LENGTH ? word : word.slice(0, MAX_TERM_LENGTH).replace(/[\ud800-\udbff]$/, ''))
