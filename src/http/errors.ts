@@ -2,7 +2,7 @@
 // their message, stack or SQL never reach the client (they are logged with the request id).
 import type { ValidationError } from 'elysia'
 import { isLockTimeout } from '../db/errors'
-import { type FieldError, notFound, ProblemError, validationFailed } from './problem'
+import { databaseBusy, type FieldError, notFound, ProblemError, validationFailed } from './problem'
 
 const LOCATION_LABEL: Record<string, string> = {
   body: 'request body',
@@ -62,13 +62,3 @@ export function toProblem(code: string | number, error: unknown): ProblemError {
   }
   return new ProblemError(500, 'internal_error', 'Something went wrong on our side; the request id identifies it in the logs.')
 }
-
-/** A write that waited its whole lock timeout (an import in another process holds the database): try again shortly. */
-export const databaseBusy = () =>
-  new ProblemError(
-    503,
-    'database_busy',
-    'The database is busy with another process’s write (an import?). Try again shortly.',
-    {},
-    { 'retry-after': '1' },
-  )

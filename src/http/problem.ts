@@ -68,3 +68,13 @@ export function unauthorized(code: 'missing_token' | 'invalid_token' | 'token_ex
 export function rateLimited(retryAfterSeconds: number, detail: string) {
   return new ProblemError(429, 'rate_limited', detail, {}, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
 }
+
+/** A write that waited its whole lock timeout (an import in another process holds the database): try again shortly. */
+export const databaseBusy = () =>
+  new ProblemError(
+    503,
+    'database_busy',
+    'The database is busy with another process’s write (an import?). Try again shortly.',
+    {},
+    { 'retry-after': '1' },
+  )

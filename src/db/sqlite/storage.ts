@@ -79,14 +79,12 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
         turn.refresh()
         const waiting = beginImmediate()
         if (waiting) await waiting
-        try {
-          const result = fn(writer)
-          client.run('COMMIT')
-          return result
-        } catch (error) {
-          if (client.inTransaction) client.run('ROLLBACK')
-          throw error
-        }
+        const result = fn(writer)
+        client.run('COMMIT')
+        return result
+      } catch (error) {
+        if (client.inTransaction) client.run('ROLLBACK')
+        throw error
       } finally {
         turn.refresh()
         lock.release()

@@ -4,8 +4,7 @@
 // request id, and the client learns only that much.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { isLockTimeout } from '../../db/errors'
-import { databaseBusy } from '../../http/errors'
-import { ProblemError } from '../../http/problem'
+import { databaseBusy, ProblemError } from '../../http/problem'
 import type { Logger } from '../../log'
 
 /** JSON-RPC error code of refusals that are neither unknown ids nor invalid params (tier, quota). */

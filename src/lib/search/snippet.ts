@@ -32,7 +32,7 @@ export function snippet(texts: string[], terms: SearchTerms): string {
   for (const full of texts) {
     const scanned = full.length > SNIPPET_SCAN ? full.slice(0, SNIPPET_SCAN) : full
     const ascii = !NON_ASCII.test(scanned)
-    const at = ascii ? firstAsciiMatch(scanned, terms) : (firstMatchPattern(terms).exec(scanned)?.index ?? -1)
+    const at = ascii ? firstAsciiMatch(scanned, matcher) : firstMatch(scanned, matcher)
     // An ASCII text the regex found nothing in has no match: skip it (its start is only needed as
     // a fallback, made at the end if nothing matched at all).
     if (at === -1 && ascii && (scanned === full || !NON_ASCII.test(full))) continue
@@ -90,17 +90,22 @@ export function snippet(texts: string[], terms: SearchTerms): string {
 
 /** What a token is compared with: per query, not per snippet (a search draws up to 100). */
 interface Matcher {
+  terms: SearchTerms
   exact: Set<string>
   prefix: string | null
   shortest: number
   /** the first UTF-16 unit of each word */
   initials: Set<number>
+  /** the first-match patterns, compiled when first needed (null: no word can match ASCII text) */
+  asciiPattern?: RegExp | null
+  pattern?: RegExp
 }
 const matchers = new WeakMap<SearchTerms, Matcher>()
 function matcherOf(terms: SearchTerms): Matcher {
   let matcher = matchers.get(terms)
   if (!matcher) {
     matcher = {
+      terms,
       exact: new Set(terms.prefix ? terms.words.slice(0, -1) : terms.words),
       prefix: terms.prefix ? terms.words[terms.words.length - 1]! : null,
       shortest: Math.min(...terms.words.map((w) => w.length)),
@@ -134,30 +139,24 @@ function hitWord(m: Matcher, { text, ascii, starts, ends }: Region, i: number): 
  * with ASCII word boundaries (the last word, when unfinished, only at its start). Lower-casing
  * the whole text to search it with indexOf cost more than the search itself.
  */
-function firstAsciiMatch(text: string, terms: SearchTerms): number {
-  let pattern = asciiPatterns.get(terms)
-  if (pattern === undefined) {
+function firstAsciiMatch(text: string, m: Matcher): number {
+  if (m.asciiPattern === undefined) {
+    const { words: all, prefix } = m.terms
     // A word with other letters never matches ASCII text.
-    const words = terms.words.flatMap((w, i) =>
-      NON_ASCII.test(w) ? [] : [escapeRegExp(w) + (terms.prefix && i === terms.words.length - 1 ? '' : '(?![A-Za-z0-9])')],
-    )
-    pattern = words.length === 0 ? null : new RegExp(`(?<![A-Za-z0-9])(?:${words.join('|')})`, 'i')
-    asciiPatterns.set(terms, pattern)
+    const words = all.flatMap((w, i) => (NON_ASCII.test(w) ? [] : [escapeRegExp(w) + (prefix && i === all.length - 1 ? '' : '(?![A-Za-z0-9])')]))
+    m.asciiPattern = words.length === 0 ? null : new RegExp(`(?<![A-Za-z0-9])(?:${words.join('|')})`, 'i')
   }
-  return pattern === null ? -1 : (pattern.exec(text)?.index ?? -1)
+  return m.asciiPattern === null ? -1 : (m.asciiPattern.exec(text)?.index ?? -1)
 }
-const asciiPatterns = new WeakMap<SearchTerms, RegExp | null>()
 
-// One compiled pattern per query (a search draws up to 100 snippets with it).
-const patterns = new WeakMap<SearchTerms, RegExp>()
-function firstMatchPattern(terms: SearchTerms): RegExp {
-  let pattern = patterns.get(terms)
-  if (!pattern) {
-    const words = terms.words.map((w, i) => escapeRegExp(w) + (terms.prefix && i === terms.words.length - 1 ? '[\\p{L}\\p{N}\\p{M}]*' : ''))
-    pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])(?:${words.join('|')})(?![\\p{L}\\p{N}\\p{M}])`, 'iu')
-    patterns.set(terms, pattern)
+/** The same for any text: word boundaries of every script. */
+function firstMatch(text: string, m: Matcher): number {
+  if (m.pattern === undefined) {
+    const { words: all, prefix } = m.terms
+    const words = all.map((w, i) => escapeRegExp(w) + (prefix && i === all.length - 1 ? '[\\p{L}\\p{N}\\p{M}]*' : ''))
+    m.pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])(?:${words.join('|')})(?![\\p{L}\\p{N}\\p{M}])`, 'iu')
   }
-  return pattern
+  return m.pattern.exec(text)?.index ?? -1
 }
 
 /** How much text around the first match is searched for the best window. */
