@@ -4,7 +4,7 @@ import { createApp } from '../src/app'
 import { openStorage } from '../src/db'
 import { json, makeTestApp, problem, register, TEST_ENGINE, TEST_JWT_SECRET } from './support/app'
 import { countRows, importRecords, loadTestCatalogue, setTier } from './support/catalogue'
-import { sqlNumber, sqlRun } from './support/sql'
+import { sqlNumber, sqlRows, sqlRun } from './support/sql'
 import { fold } from '../src/lib/search/terms'
 import { Database } from 'bun:sqlite'
 import type { SqliteStorage } from '../src/db/storage'
@@ -632,5 +632,32 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
     const pages = await sqlNumber(p.storage, "SELECT relpages FROM pg_class WHERE relname = 'prompt_search'")
     expect(pages).toBeGreaterThan(5)
     expect(await sqlNumber(p.storage, "SELECT relallvisible FROM pg_class WHERE relname = 'prompt_search'")).toBe(pages)
+  })
+
+  test('search statements are planned for their words, never as one prepared generic plan', async () => {
+    // After five runs a prepared statement may switch to a generic plan; for search that plan
+    // walked the table backwards through its primary key (50 ms a search on 100,000 prompts
+    // instead of 3). One connection, so pg_prepared_statements shows everything it prepared.
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' }, {}, { poolSize: 1 })
+    await importRecords(p, {
+      categories: [{ id: 'plan', name: 'Plans' }],
+      prompts: Array.from({ length: 30 }, (_, i) => ({
+        id: `abababab-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        title: i % 2 ? `Okapi ${i}` : `Entry ${i}`,
+        category: 'plan',
+        content: `okapi quagga ${i}`,
+      })),
+      skills: [{ name: 'okapi-care', description: 'Feeds okapis. Use when asked.', instructions: '# Care okapi', category: 'plan' }],
+    })
+    const { token, user } = await register(p)
+    await setTier(p, user.id, 'pro')
+    for (let i = 0; i < 8; i++) {
+      expect((await json(await p.request('/api/search?q=okapi&limit=5'))).total).toBe(30)
+      expect((await json(await p.request('/api/search?q=quagga&limit=5&offset=20'))).items.length).toBe(5)
+      expect((await p.request('/api/skills/search?q=okapi', { token })).status).toBe(200)
+    }
+    const prepared = await sqlRows<{ statement: string }>(p.storage, 'SELECT statement FROM pg_prepared_statements')
+    expect(prepared.some((r) => r.statement.includes('prompts'))).toBe(true)
+    expect(prepared.filter((r) => r.statement.includes('@@'))).toEqual([])
   })
 })

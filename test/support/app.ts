@@ -47,7 +47,11 @@ export interface TestApp {
   request(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>
 }
 
-export async function makeTestApp(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function makeTestApp(
+  env: Record<string, string> = {},
+  overrides: Partial<Config> = {},
+  { poolSize = 4 }: { poolSize?: number } = {},
+): Promise<TestApp> {
   const dataDir = tempDir()
   const config: Config = {
     ...loadConfig({ DATA_DIR: dataDir, AUTH_RATE_LIMIT: '0', ...env }),
@@ -55,7 +59,7 @@ export async function makeTestApp(env: Record<string, string> = {}, overrides: P
     passwordHash: CHEAP_HASH,
     ...overrides,
   }
-  const { storage } = await openStorage(config, { poolSize: 4 })
+  const { storage } = await openStorage(config, { poolSize })
   const log = createMemoryLogger('debug')
   const { api: app, handle, services } = createApp({ config, storage, log, jwtSecret: TEST_JWT_SECRET })
   return {

@@ -47,6 +47,7 @@ export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): P
     // Timestamps travel as timestamptz and come back as Date; bigint ids as numbers (mode: 'number').
   })
   const db = drizzle({ client: preparing(client) }) as PgDb
+  const unprepared = drizzle({ client }) as PgDb
   const txOf = (tx: Tx): PgTx => {
     if (tx.engine !== 'postgres') throw new Error('a SQLite transaction handed to the PostgreSQL storage')
     return tx.db
@@ -54,6 +55,7 @@ export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): P
   return {
     engine: 'postgres',
     db,
+    unprepared,
     use: (tx) => (tx ? txOf(tx) : db),
     transaction: (fn, tx) => (tx ? fn(tx) : db.transaction((t) => fn({ engine: 'postgres', db: t }))),
     snapshot: (fn) => db.transaction((t) => fn({ engine: 'postgres', db: t }), { isolationLevel: 'repeatable read', accessMode: 'read only' }),

@@ -60,6 +60,8 @@ export const searchRow = (
 
 export function pgPromptSearch(storage: PgStorage): PromptSearch {
   const { db } = storage
+  // The search statements, planned for their words each time (PgStorage.unprepared says why).
+  const planned = storage.unprepared
 
   async function summaries(seqs: number[]): Promise<Map<number, SummaryRow>> {
     if (seqs.length === 0) return new Map()
@@ -87,10 +89,10 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
       // two connections (bench-search.ts). The first takes up to `cap` matches in any order: their
       // number is `total`, and when there are fewer than `cap` they are every match, so the
       // content-only ones come from it too. The second ranks the newest HEAD_RANK_CAP head matches.
-      const matchesQuery = db.execute(sql`
+      const matchesQuery = planned.execute(sql`
         SELECT count(*)::int AS n, coalesce(array_agg(seq ORDER BY seq DESC) FILTER (WHERE NOT head_match), '{}') AS content_only
         FROM (SELECT ${s.promptSeq} AS seq, ${s.head} @@ ${query} AS head_match FROM ${s} WHERE ${s.words} @@ ${query}${filter} LIMIT ${cap}) m`)
-      const headsQuery = db.execute(sql`
+      const headsQuery = planned.execute(sql`
         WITH m AS MATERIALIZED (
           SELECT ${s.promptSeq} AS seq, ts_rank_cd(${HEAD_WEIGHTS}::float4[], ${s.head}, ${query}, 1) AS score
           FROM ${s} WHERE ${s.head} @@ ${query}${filter} ORDER BY ${s.promptSeq} DESC LIMIT ${HEAD_RANK_CAP})
@@ -113,7 +115,7 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
           // At least `cap` matches: the content-only ones that make the page, newest first,
           // gathered window by window (a few windows, then whatever is older in one statement).
           const content = (where: SQL) =>
-            db.execute(sql`
+            planned.execute(sql`
               SELECT ${s.promptSeq} AS seq FROM ${s}
               WHERE ${where} AND NOT (${s.head} @@ ${query})${filter}
               ORDER BY ${s.promptSeq} DESC LIMIT ${tailOffset + wanted - contentSeqs.length}`)

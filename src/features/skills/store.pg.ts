@@ -97,7 +97,8 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
     async search({ terms, ...filter }, { limit, offset }, window) {
       const query = sql`${tsquery(terms)}::tsquery`
       const filters = where(filter)
-      const [ranked] = (await db.execute(sql`
+      // planned for its words each time (PgStorage.unprepared says why)
+      const [ranked] = (await storage.unprepared.execute(sql`
         WITH ranked AS MATERIALIZED (
           SELECT ${skills.seq} AS seq, ts_rank_cd(${WEIGHTS}::float4[], ${skills.search}, ${query}, 1) AS score
           FROM ${skills} WHERE ${skills.search} @@ ${query}${filters ? sql` AND ${filters}` : sql``} ORDER BY ${skills.seq} DESC LIMIT ${window})
