@@ -7,8 +7,11 @@ import { countRows, importRecords, loadTestCatalogue, setTier } from './support/
 import { sqlNumber, sqlRows, sqlRun } from './support/sql'
 import { fold } from '../src/lib/search/terms'
 import { Database } from 'bun:sqlite'
-import type { SqliteStorage } from '../src/db/storage'
+import type { PgStorage, SqliteStorage } from '../src/db/storage'
 import { listingSql } from '../src/features/catalogue/store.sqlite'
+import { LISTING_ORDER } from '../src/features/catalogue/store.pg'
+import { prompts as pgPrompts } from '../src/features/catalogue/schema.pg'
+import { eq } from 'drizzle-orm'
 
 const t = await makeTestApp()
 const get = (path: string) => t.request(path)
@@ -659,5 +662,30 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
     const prepared = await sqlRows<{ statement: string }>(p.storage, 'SELECT statement FROM pg_prepared_statements')
     expect(prepared.some((r) => r.statement.includes('prompts'))).toBe(true)
     expect(prepared.filter((r) => r.statement.includes('@@'))).toEqual([])
+  })
+
+  test('each listing order is read off its index, never sorted (drizzle-kit indexes .desc() as DESC NULLS LAST)', async () => {
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const { db } = p.storage as PgStorage
+    for (const [sort, index] of [
+      ['popular', 'prompts_popular'],
+      ['newest', 'prompts_newest'],
+      ['title', 'prompts_title'],
+    ] as const) {
+      const query = db
+        .select({ seq: pgPrompts.seq })
+        .from(pgPrompts)
+        .where(eq(pgPrompts.categoryId, 'writing'))
+        .orderBy(...LISTING_ORDER[sort])
+        .limit(20)
+        .toSQL()
+      // With sorting priced out, a sort still appears when no index gives the order.
+      const plan = await db.$client.begin(async (c) => {
+        await c.unsafe('SET LOCAL enable_sort = off')
+        return (await c.unsafe(`EXPLAIN ${query.sql}`, query.params as never[])).map((r) => String(r['QUERY PLAN']))
+      })
+      expect({ sort, uses: plan.some((line) => line.includes(index)) }).toEqual({ sort, uses: true })
+      expect({ sort, sorts: plan.filter((line) => /^(->\s+)?Sort\s+\(/.test(line.trim())) }).toEqual({ sort, sorts: [] })
+    }
   })
 })

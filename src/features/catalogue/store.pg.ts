@@ -1,7 +1,8 @@
 // PostgreSQL adapter of the catalogue port. Its write path also writes each prompt's search row
 // (prompt_search, shaped by search.pg.ts) in the same statement batch. Imports write in pipelined
 // multi-row statements (bench-search.ts).
-import { type AnyColumn, and, asc, count, desc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, asc, count, eq, gt, inArray, type SQL, sql } from 'drizzle-orm'
+import { descending } from '../../db/postgres/columns'
 import { LOCKS } from '../../db/postgres/locks'
 import { rowsThatFit } from '../../db/export-page'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
@@ -47,9 +48,10 @@ export const record = ({ seq: _, tags, ...r }: SummaryRow): PromptRecord => ({ .
 /** Byte order, as SQLite compares: the same listing order whatever the database's collation. */
 const bytewise = (column: SQL | AnyColumn) => sql`${column} COLLATE "C"`
 
-const ORDER: Record<Sort, SQL[]> = {
-  popular: [desc(prompts.favoriteCount), desc(prompts.createdAt), desc(prompts.seq)],
-  newest: [desc(prompts.createdAt), desc(prompts.seq)],
+/** A listing's order, each read off its index (prompts_popular, prompts_newest, prompts_title). */
+export const LISTING_ORDER: Record<Sort, SQL[]> = {
+  popular: [descending(prompts.favoriteCount), descending(prompts.createdAt), descending(prompts.seq)],
+  newest: [descending(prompts.createdAt), descending(prompts.seq)],
   title: [asc(bytewise(sql`lower(${prompts.title})`)), asc(prompts.seq)],
 }
 
@@ -108,7 +110,7 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
           .select(summaryColumns)
           .from(prompts)
           .where(where)
-          .orderBy(...ORDER[sort])
+          .orderBy(...LISTING_ORDER[sort])
           .limit(page.limit)
           .offset(page.offset),
       ])
@@ -132,7 +134,7 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
             ? undefined
             : sql`(${prompts.createdAt}, ${prompts.seq}) < (${new Date(after.createdAt).toISOString()}::timestamptz, ${after.seq})`,
         )
-        .orderBy(...ORDER.newest)
+        .orderBy(...LISTING_ORDER.newest)
         .limit(limit)
       const last = rows.length === limit ? rows.at(-1) : undefined
       return {

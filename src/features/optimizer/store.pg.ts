@@ -2,8 +2,9 @@
 // for the transaction before counting: READ COMMITTED alone would let two instances count the
 // same running rows and both insert a fourth. Heartbeats use the database's clock, so instances
 // on hosts whose clocks disagree still judge each other's age the same way.
-import { and, count, desc, eq, gt, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm'
+import { and, count, eq, gt, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
+import { descending } from '../../db/postgres/columns'
 import type { PgStorage } from '../../db/storage'
 import { optimizationHistory as history, serverInstances } from './schema.pg'
 import type { CapResult, OptimizerStore } from './store'
@@ -56,7 +57,7 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
           .from(history)
           .where(eq(history.userId, userId))
           // seq breaks ties within a millisecond in insertion order (cuid2 ids are not ordered)
-          .orderBy(desc(history.createdAt), desc(history.seq))
+          .orderBy(descending(history.createdAt), descending(history.seq))
           .limit(limit)
           .offset(offset),
         db.select({ total: count() }).from(history).where(eq(history.userId, userId)),
