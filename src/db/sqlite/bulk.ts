@@ -19,10 +19,11 @@ export function enterBulkMode(client: Database, lockTimeoutMs: number): { active
   if (mode !== 'delete') return { active: false, leave: () => {} }
   const synchronous = client.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous
   client.run('PRAGMA synchronous = FULL')
-  // A bigger page cache for this process only: a large import rewrites many index pages. 32 MB:
-  // an import's peak memory is bounded (≤ 300 MB); 256 MB took 100,000 prompts to 520 MB peak for
-  // the same CPU time (bench-data.ts: 12–13 s of CPU either way, 250 vs 520 MB).
-  client.run('PRAGMA cache_size = -32768')
+  // The page cache of this process: 8 MB, a bound on an import's peak memory (≤ 300 MB) more
+  // than a speed-up. bench-data.ts: 100,000 prompts in 10.7 s with 8 MB, 10.2 s with 32 MB, the
+  // same CPU with 256 MB at a 520 MB peak; 1,000,000 prompts peaked at 311–321 MB with 32 MB,
+  // 279 MB with 8 MB, in the same time.
+  client.run('PRAGMA cache_size = -8192')
   return {
     active: true,
     leave: () => {
