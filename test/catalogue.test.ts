@@ -688,4 +688,23 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
       expect({ sort, sorts: plan.filter((line) => /^(->\s+)?Sort\s+\(/.test(line.trim())) }).toEqual({ sort, sorts: [] })
     }
   })
+
+  test('an unfinished last word finds what :* finds: asked as its completions up to 32, as a prefix beyond', async () => {
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const id = (i: number) => `cdcdcdcd-0000-4000-8000-${String(i).padStart(12, '0')}`
+    // 40 words that begin "quokka" (quokka0 … quokka39), each in the content of its own prompt.
+    await importRecords(p, {
+      categories: [{ id: 'q', name: 'Quokkas' }],
+      prompts: Array.from({ length: 40 }, (_, i) => ({ id: id(i), title: `Entry ${i}`, category: 'q', content: `notes on quokka${i}` })),
+    })
+    const total = async (q: string) => (await json(await p.request(`/api/search?q=${encodeURIComponent(q)}`))).total
+    expect(await total('quokka3')).toBe(11) // quokka3, quokka30 … quokka39: completions
+    expect(await total('quok')).toBe(40) // 40 words: the prefix itself
+    expect(await total('notes quokka1')).toBe(11)
+    expect(await total('quokkaz')).toBe(0)
+    // A word a prompt gains when it is imported again is a completion at once (an update's words too).
+    await importRecords(p, { prompts: [{ id: id(0), title: 'Entry 0', category: 'q', content: 'notes on quokka3extra' }] })
+    expect(await total('quokka3')).toBe(12)
+    expect(await sqlNumber(p.storage, "SELECT count(*) FROM prompt_words WHERE word LIKE 'quokka%'")).toBe(41)
+  })
 })

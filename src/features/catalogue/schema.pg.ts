@@ -92,6 +92,15 @@ export const promptSearch = pgTable(
   (t) => [index('prompt_search_head').using('gin', t.head), index('prompt_search_words').using('gin', t.words)],
 )
 
+/**
+ * Every word the `words` vectors hold, written in the same statements as the search rows and never
+ * removed (a superset, so nothing is ever missing from it): search reads an unfinished last word's
+ * completions here (search.pg.ts). Byte order (COLLATE "C"), so a prefix is one index range.
+ */
+export const promptWords = pgTable('prompt_words', { word: text('word').primaryKey() }, (t) => [
+  index('prompt_words_bytewise').on(sql`${t.word} COLLATE "C"`),
+])
+
 /** One row per (tag, prompt): indexed tag filtering for listings and search. */
 export const promptTags = pgTable(
   'prompt_tags',

@@ -2,12 +2,13 @@
 // prompt with two GIN-indexed vectors written from the same folded words as the query
 // (lib/search/tsquery.ts): `head` (title A, tags B, description C, with positions: ranked with
 // ts_rank_cd) and `words` (the distinct words of the head and the content: what matches).
-// Filters are WHERE clauses. The catalogue store's write path writes the rows (searchRow).
+// Filters are WHERE clauses. The catalogue store's write path writes the rows (searchRow);
+// triggers add their words to prompt_words, where an unfinished last word finds its completions.
 import { gt, type SQL, sql } from 'drizzle-orm'
 import type { PgStorage } from '../../db/storage'
 import { tsquery, weightedVector, wordSetVector } from '../../lib/search/tsquery'
 import { joinTags, splitTags } from '../../lib/text'
-import { prompts, promptSearch, promptTags } from './schema.pg'
+import { prompts, promptSearch, promptTags, promptWords } from './schema.pg'
 import type { PromptSearch } from './search'
 import type { PromptInput } from './store'
 import { record, type SummaryRow, summaryColumns } from './store.pg'
@@ -19,6 +20,13 @@ const rowsOf = <T>(result: unknown) => result as T[]
 const HEAD_WEIGHTS = '{0.1,0.4,0.6,1.0}'
 /** At most this many head matches (the newest) are ranked, as on SQLite. */
 const HEAD_RANK_CAP = 5000
+/**
+ * An unfinished last word that begins at most this many indexed words is asked as those words:
+ * the GIN index intersects their entries with the other words', where `'word':*` first gathered
+ * every posting of every word it stands for (bench-search.ts: 4.2 → 2.5 ms for the statement that
+ * counts). The matches are the same; with more words, or none, the query keeps `:*`.
+ */
+const MAX_COMPLETIONS = 32
 
 export const headVector = (p: { title: string; description: string; tags: readonly string[] }) =>
   weightedVector([
@@ -63,6 +71,18 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
   // The search statements, planned for their words each time (PgStorage.unprepared says why).
   const planned = storage.unprepared
 
+  /** The words that begin with `prefix` (prompt_words), up to one more than MAX_COMPLETIONS. */
+  async function completionsOf(prefix: string): Promise<string[]> {
+    const word = sql`${promptWords.word} COLLATE "C"`
+    const rows = await db
+      .select({ word: promptWords.word })
+      .from(promptWords)
+      .where(sql`${word} >= ${prefix} AND ${word} < ${`${prefix}\u{10ffff}`}`)
+      .orderBy(word)
+      .limit(MAX_COMPLETIONS + 1)
+    return rows.map((r) => r.word)
+  }
+
   async function summaries(seqs: number[]): Promise<Map<number, SummaryRow>> {
     if (seqs.length === 0) return new Map()
     const rows = await db
@@ -74,7 +94,12 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
 
   return {
     async search({ terms, categoryId, subcategoryId, tag, type }, { limit, offset }, cap) {
-      const query = sql`${tsquery(terms)}::tsquery`
+      let completions: string[] | undefined
+      if (terms.prefix) {
+        const found = await completionsOf(terms.words[terms.words.length - 1]!)
+        if (found.length > 0 && found.length <= MAX_COMPLETIONS) completions = found
+      }
+      const query = sql`${tsquery(terms, completions)}::tsquery`
       const s = promptSearch
       const filters: SQL[] = []
       if (categoryId !== undefined) filters.push(sql` AND ${s.categoryId} = ${categoryId}`)

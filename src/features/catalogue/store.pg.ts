@@ -329,6 +329,8 @@ const IN_FLIGHT = 3
  * an import of 100,000 prompts is bound by PostgreSQL's work, which this keeps busy).
  */
 async function upsertPrompts(on: Db, inputs: PromptInput[], now: number, onProgress?: (done: number) => void): Promise<Outcome[]> {
+  // One writer of prompts at a time (LOCKS.promptWrites says why).
+  await on.execute(sql`SELECT pg_advisory_xact_lock(${LOCKS.promptWrites})`)
   const existing = new Map<string, { seq: number; hash: string; createdAt: Date; updatedAt: Date }>()
   for (const part of chunks(inputs, 10 * ROWS_PER_STATEMENT)) {
     const rows = await on

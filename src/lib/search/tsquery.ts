@@ -15,10 +15,18 @@ const MAX_LEXEME_CHARS = 200
 const lexeme = (word: string) => (word.length > MAX_LEXEME_CHARS ? word.slice(0, MAX_LEXEME_CHARS) : word)
 const byteLength = (word: string) => (NON_ASCII.test(word) ? Buffer.byteLength(word) : word.length)
 
-/** Every word must match; the last one, when it may be unfinished, as a prefix (`:*`). */
-export function tsquery(terms: SearchTerms): string {
+/**
+ * Every word must match; the last one, when it may be unfinished, as a prefix (`:*`), or as any of
+ * `completions`: the indexed words that begin with it, all of them (the same matches as `:*`).
+ */
+export function tsquery(terms: SearchTerms, completions?: readonly string[]): string {
   const last = terms.words.length - 1
-  return terms.words.map((w, i) => (terms.prefix && i === last ? `${quote(w)}:*` : quote(w))).join(' & ')
+  return terms.words
+    .map((w, i) => {
+      if (!terms.prefix || i !== last) return quote(w)
+      return completions ? `(${completions.map(quote).join(' | ')})` : `${quote(w)}:*`
+    })
+    .join(' & ')
 }
 
 /**
