@@ -9,6 +9,7 @@ import { CsvParser, parseCsv } from '../src/features/catalogue/import/csv-parse'
 import { JsonSyntaxError, readCatalogue, UnreadableField } from '../src/features/catalogue/import/json-stream'
 import { memorySource } from '../src/features/catalogue/import/source'
 import { UuidSet } from '../src/features/catalogue/import/uuid-set'
+import { asyncRevisionCache } from '../src/features/catalogue/revision-cache'
 import { findJsonSyntaxError } from '../src/features/catalogue/import/json-syntax'
 import { decodeUtf8, invalidBytes } from '../src/features/catalogue/import/utf8'
 import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
@@ -485,5 +486,25 @@ describe('SQLite: every word is one FTS5 token', () => {
     expect(tried).toBeGreaterThan(100_000)
     expect(refused).toEqual([])
     db.$client.close()
+  })
+})
+
+describe('asyncRevisionCache', () => {
+  test('one read per revision and key; a newer revision starts afresh, an older one is read but not kept, a failure is not kept', async () => {
+    const cache = asyncRevisionCache<number>()
+    let reads = 0
+    const read = (value: number) => async () => {
+      reads++
+      return value
+    }
+    expect(await cache(1, 'a', read(10))).toBe(10)
+    expect(await cache(1, 'a', read(99))).toBe(10)
+    expect(reads).toBe(1)
+    expect(await cache(2, 'a', read(20))).toBe(20)
+    expect(await cache(1, 'a', read(11))).toBe(11) // behind: read, not kept
+    expect(await cache(2, 'a', read(99))).toBe(20)
+    await expect(cache(2, 'b', () => Promise.reject(new Error('down')))).rejects.toThrow('down')
+    expect(await cache(2, 'b', read(30))).toBe(30)
+    expect(reads).toBe(4)
   })
 })

@@ -176,7 +176,7 @@ describe('GET /api/categories/{id}/prompts', async () => {
     expect((await json(await get('/api/categories/zoo/prompts?tag=nothing'))).total).toBe(0)
   })
 
-  test('totals follow an import at once (each filter: category, subcategory, tag)', async () => {
+  test('totals follow an import at once (each filter: category, subcategory, tag, type)', async () => {
     const category = { id: 'totals', name: 'Totals', subcategories: [{ id: 'sub', name: 'Sub' }] }
     const prompt = (id: string) => ({
       id,
@@ -187,11 +187,18 @@ describe('GET /api/categories/{id}/prompts', async () => {
       tags: ['counted'],
     })
     const totals = async () =>
-      Promise.all(['', '?subcategory=sub', '?tag=counted'].map(async (q) => (await json(await get(`/api/categories/totals/prompts${q}`))).total))
+      Promise.all(
+        ['', '?subcategory=sub', '?tag=counted', '?type=text', '?type=image'].map(
+          async (q) => (await json(await get(`/api/categories/totals/prompts${q}`))).total,
+        ),
+      )
     await importRecords(t, { categories: [category], prompts: [prompt('2f7c1c55-9d4e-4c7e-9a57-3b1f0c6d8e01')] })
-    expect(await totals()).toEqual([1, 1, 1])
+    expect(await totals()).toEqual([1, 1, 1, 1, 0])
     await importRecords(t, { prompts: [prompt('2f7c1c55-9d4e-4c7e-9a57-3b1f0c6d8e02')] })
-    expect(await totals()).toEqual([2, 2, 2])
+    expect(await totals()).toEqual([2, 2, 2, 2, 0])
+    // the same prompt again as an image: the type counts move
+    await importRecords(t, { prompts: [{ ...prompt('2f7c1c55-9d4e-4c7e-9a57-3b1f0c6d8e02'), type: 'IMAGE' }] })
+    expect(await totals()).toEqual([2, 2, 2, 1, 1])
   })
 
   test('bad input: unknown category 404; unknown subcategory, bad sort, bad paging 422', async () => {

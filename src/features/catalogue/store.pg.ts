@@ -10,6 +10,7 @@ import { joinTags, splitTags } from '../../lib/text'
 import { catalogueState, categories, prompts, promptSearch, promptTags, subcategories } from './schema.pg'
 import { allVector, headVector, searchRow, wordsVector } from './search.pg'
 import type { CatalogueStore, CategoryExport, Outcome, PromptExport, PromptInput, PromptRecord, Sort } from './store'
+import { asyncRevisionCache } from './revision-cache'
 import { nameFromSlug, previewOf, promptSourceHash, sameImportedText, sameTimestamps } from './text'
 
 type Db = PgDb | PgTx
@@ -71,6 +72,13 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
     return row?.revision ?? 0
   }
 
+  /**
+   * A listing's total, counted once per catalogue revision (as on SQLite): counting visits every
+   * matching row, 7 ms for a category of 10,000 prompts and 20 ms with a tag or type filter, where
+   * its page takes 1–2. The count runs after the revision was read, so it is at least as new.
+   */
+  const totals = asyncRevisionCache<number>()
+
   return {
     revision: () => revision(),
 
@@ -104,8 +112,8 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
           : inArray(prompts.seq, db.select({ seq: promptTags.promptSeq }).from(promptTags).where(eq(promptTags.tag, filter.tag))),
         filter.type === undefined ? undefined : eq(prompts.type, filter.type),
       )
-      const [[total], rows] = await Promise.all([
-        db.select({ n: count() }).from(prompts).where(where),
+      const [rev, rows] = await Promise.all([
+        revision(),
         db
           .select(summaryColumns)
           .from(prompts)
@@ -114,7 +122,9 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
           .limit(page.limit)
           .offset(page.offset),
       ])
-      return { items: rows.map(record), total: total?.n ?? 0 }
+      const key = JSON.stringify([filter.categoryId, filter.subcategoryId ?? null, filter.tag ?? null, filter.type ?? null])
+      const total = await totals(rev, key, async () => (await db.select({ n: count() }).from(prompts).where(where))[0]?.n ?? 0)
+      return { items: rows.map(record), total }
     },
 
     async prompt(id) {
