@@ -714,4 +714,26 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
     expect(await total('quokka3')).toBe(12)
     expect(await sqlNumber(p.storage, "SELECT count(*) FROM prompt_words WHERE word LIKE 'quokka%'")).toBe(41)
   })
+
+  test('the planner knows a subcategory belongs to one category (extended statistics, filled by ANALYZE)', async () => {
+    // Without them it multiplied the two filters and sorted a whole subcategory from the heap
+    // (17.5 ms against 0.13 ms read in order off prompts_popular, 3,381 prompts).
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    await importRecords(p, {
+      categories: ['a', 'b'].map((id) => ({ id, name: id, subcategories: [1, 2].map((n) => ({ id: `${id}${n}`, name: `${id}${n}` })) })),
+      prompts: Array.from({ length: 40 }, (_, i) => ({
+        id: `efefefef-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        title: `Entry ${i}`,
+        category: i % 2 ? 'a' : 'b',
+        subcategory: `${i % 2 ? 'a' : 'b'}${(i >> 1) % 2 ? 1 : 2}`,
+        content: 'text',
+      })),
+    })
+    await p.services.catalogue.optimizeSearchIndex()
+    const [stats] = await sqlRows<{ dependencies: string | null }>(
+      p.storage,
+      "SELECT dependencies::text FROM pg_stats_ext WHERE statistics_name = 'prompts_category_subcategory'",
+    )
+    expect(stats?.dependencies ?? '').toContain('=>')
+  })
 })
