@@ -93,9 +93,10 @@ export const promptSearch = pgTable(
 )
 
 /**
- * Every word the `words` vectors hold, written in the same statements as the search rows and never
- * removed (a superset, so nothing is ever missing from it): search reads an unfinished last word's
- * completions here (search.pg.ts). Byte order (COLLATE "C"), so a prefix is one index range.
+ * Every word the `words` vectors hold, added by statement triggers on prompt_search (migration
+ * 0004) and never removed (a superset, so nothing is ever missing from it): search reads an
+ * unfinished last word's completions here (search.pg.ts). Byte order (COLLATE "C"), so a prefix is
+ * one index range.
  */
 export const promptWords = pgTable('prompt_words', { word: text('word').primaryKey() }, (t) => [
   index('prompt_words_bytewise').on(sql`${t.word} COLLATE "C"`),

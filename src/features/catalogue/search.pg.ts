@@ -11,7 +11,7 @@ import { joinTags, splitTags } from '../../lib/text'
 import { prompts, promptSearch, promptTags, promptWords } from './schema.pg'
 import type { PromptSearch } from './search'
 import type { PromptInput } from './store'
-import { record, type SummaryRow, summaryColumns } from './store.pg'
+import { bytewise, record, type SummaryRow, summaryColumns } from './store.pg'
 
 /** Rows read and written per statement by the index rebuild. */
 const ROWS_PER_STATEMENT = 1000
@@ -73,7 +73,7 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
 
   /** The words that begin with `prefix` (prompt_words), up to one more than MAX_COMPLETIONS. */
   async function completionsOf(prefix: string): Promise<string[]> {
-    const word = sql`${promptWords.word} COLLATE "C"`
+    const word = bytewise(promptWords.word)
     const rows = await db
       .select({ word: promptWords.word })
       .from(promptWords)

@@ -47,7 +47,7 @@ export interface SummaryRow {
 export const record = ({ seq: _, tags, ...r }: SummaryRow): PromptRecord => ({ ...r, tags: splitTags(tags) })
 
 /** Byte order, as SQLite compares: the same listing order whatever the database's collation. */
-const bytewise = (column: SQL | AnyColumn) => sql`${column} COLLATE "C"`
+export const bytewise = (column: SQL | AnyColumn) => sql`${column} COLLATE "C"`
 
 /** A listing's order, each read off its index (prompts_popular, prompts_newest, prompts_title). */
 export const LISTING_ORDER: Record<Sort, SQL[]> = {
