@@ -360,6 +360,26 @@ describe('GET /api/search', async () => {
     expect((await search('zebra', '&offset=5')).items).toEqual([])
   })
 
+  test('pages of any size, at any offset, walk the heads and then the content-only matches without a gap', async () => {
+    const numbered = (n: number, head: boolean) => ({
+      id: `bbbbbbbb-0000-4000-8000-0000000001${String(n).padStart(2, '0')}`,
+      title: head ? `Ocelot ${n}` : `Spotted cat ${n}`,
+      category: 'zoo',
+      content: head ? 'x' : `an ocelot, number ${n}`,
+    })
+    await importRecords(t, { prompts: [1, 2, 3].map((n) => numbered(n, true)).concat([4, 5, 6, 7, 8].map((n) => numbered(n, false))) })
+    const all = (await search('ocelot', '&limit=100')).items.map((p: { title: string }) => p.title)
+    expect(all).toHaveLength(8)
+    expect(all.slice(0, 3).every((title: string) => title.startsWith('Ocelot'))).toBe(true)
+    expect(all.slice(3)).toEqual(['Spotted cat 8', 'Spotted cat 7', 'Spotted cat 6', 'Spotted cat 5', 'Spotted cat 4'])
+    for (const size of [1, 2, 3, 5]) {
+      const walked: string[] = []
+      for (let offset = 0; offset < 8; offset += size)
+        walked.push(...(await search('ocelot', `&limit=${size}&offset=${offset}`)).items.map((p: { title: string }) => p.title))
+      expect(walked).toEqual(all)
+    }
+  })
+
   test('total counts matches up to 1,000; pages stay within it', async () => {
     const many = await makeTestApp()
     await importRecords(many, {

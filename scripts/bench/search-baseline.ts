@@ -20,7 +20,7 @@ const [port, file, planFile] = process.argv.slice(2)
 const plans = new Map(Object.entries(JSON.parse(readFileSync(planFile!, 'utf8')) as Record<string, SearchPlan>))
 const db = new Database(file!, { readonly: true })
 const count = db.prepare<{ n: number }, [string, number]>(SEARCH_SQL.countMatches)
-const headPage = db.prepare<{ n: number; page: string }, [string, number, number]>(SEARCH_SQL.headPage)
+const headPage = db.prepare<{ page: string }, [string, number, number]>(SEARCH_SQL.headPage)
 const contentOnly = db.prepare<{ seq: number }, [string, string, number, number]>(SEARCH_SQL.contentOnlyPage)
 
 /** The page's prompt ids, in order: the same statements as search.sqlite.ts at offset 0. */
@@ -28,8 +28,7 @@ function run(plan: SearchPlan): string[] {
   const total = Math.min(count.get(plan.match, SEARCH_COUNT_CAP)!.n, SEARCH_COUNT_CAP)
   if (total === 0) return []
   const end = Math.min(plan.limit, total)
-  const heads = headPage.get(plan.match, end, 0)!
-  const headSeqs = JSON.parse(heads.page) as number[]
+  const headSeqs = JSON.parse(headPage.get(plan.match, end, 0)!.page) as number[]
   const contentSeqs = headSeqs.length < end ? contentOnly.all(plan.match, plan.match, end - headSeqs.length, 0).map((r) => r.seq) : []
   const seqs = [...headSeqs, ...contentSeqs]
   const rows = db.query<{ seq: number; id: string }, number[]>(SEARCH_SQL.summaries(seqs.length)).all(...seqs)
