@@ -47,6 +47,8 @@ export function createReadBatcher(db: Db): ReadBatcher {
   let quietRounds = 0
 
   const refresh = () => {
+    // A request that has just written reads next: it keeps the following rounds going.
+    quietRounds = 0
     if (!open) return
     open = false
     // A database closed meanwhile has nothing left to end.

@@ -5,6 +5,7 @@
 import type { SqliteDb, SqliteStorage, Tx } from '../storage'
 import { isBusy, type OpenOptions, openDatabase, REQUEST_LOCK_TIMEOUT_MS } from './client'
 import { createReadBatcher, type ReadBatcher } from './read-batch'
+import { createWriteBatcher } from './write-batch'
 import { WriteLock } from './write-lock'
 
 /** The longest pause between two tries of BEGIN IMMEDIATE while another connection writes. */
@@ -59,6 +60,26 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
   const turn: ReadBatcher = singleConnection ? { read: async (fn) => fn(), refresh() {} } : createReadBatcher(reader)
   const inTx: Tx = { engine: 'sqlite', db: writer }
 
+  /** One synchronous write transaction under the process's write lock. */
+  async function writeTransaction(body: () => void): Promise<void> {
+    await lock.acquire()
+    const client = writer.$client
+    try {
+      turn.refresh()
+      const waiting = beginImmediate()
+      if (waiting) await waiting
+      body()
+      client.run('COMMIT')
+    } catch (error) {
+      if (client.inTransaction) client.run('ROLLBACK')
+      throw error
+    } finally {
+      turn.refresh()
+      lock.release()
+    }
+  }
+  const writes = createWriteBatcher(writer, writeTransaction)
+
   return {
     engine: 'sqlite',
     file,
@@ -73,22 +94,7 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     async write(fn, tx) {
       // Inside a transaction: a savepoint of it (bun:sqlite nests transactions that way).
       if (tx) return connectionOf(tx).$client.transaction(() => fn(writer))()
-      await lock.acquire()
-      const client = writer.$client
-      try {
-        turn.refresh()
-        const waiting = beginImmediate()
-        if (waiting) await waiting
-        const result = fn(writer)
-        client.run('COMMIT')
-        return result
-      } catch (error) {
-        if (client.inTransaction) client.run('ROLLBACK')
-        throw error
-      } finally {
-        turn.refresh()
-        lock.release()
-      }
+      return writes.write(fn)
     },
 
     async transaction(fn, tx) {
