@@ -60,16 +60,17 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
   const turn: ReadBatcher = singleConnection ? { read: async (fn) => fn(), refresh() {} } : createReadBatcher(reader)
   const inTx: Tx = { engine: 'sqlite', db: writer }
 
-  /** One synchronous write transaction under the process's write lock. */
-  async function writeTransaction(body: () => void): Promise<void> {
+  /** One write transaction (BEGIN IMMEDIATE … COMMIT) around `body`, under the process's write lock. */
+  async function writeTransaction<T>(body: () => T | Promise<T>): Promise<T> {
     await lock.acquire()
     const client = writer.$client
     try {
       turn.refresh()
       const waiting = beginImmediate()
       if (waiting) await waiting
-      body()
+      const result = await body()
       client.run('COMMIT')
+      return result
     } catch (error) {
       if (client.inTransaction) client.run('ROLLBACK')
       throw error
@@ -99,22 +100,7 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
 
     async transaction(fn, tx) {
       if (tx) return fn(tx)
-      await lock.acquire()
-      const client = writer.$client
-      try {
-        turn.refresh()
-        const waiting = beginImmediate()
-        if (waiting) await waiting
-        const result = await fn(inTx)
-        client.run('COMMIT')
-        turn.refresh()
-        return result
-      } catch (error) {
-        if (client.inTransaction) client.run('ROLLBACK')
-        throw error
-      } finally {
-        lock.release()
-      }
+      return writeTransaction(() => fn(inTx))
     },
 
     async snapshot(fn) {
