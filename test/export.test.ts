@@ -121,6 +121,26 @@ describe('JSON export', () => {
     expect(Object.keys(JSON.parse(first))).toEqual(['format', 'version', 'categories', 'prompts', 'skills'])
   })
 
+  test('a catalogue of many pages (cut by rows and by text): every prompt once, in the order added, reproduced', async () => {
+    // Pages hold at most 500 rows and 4 M characters, but always one prompt: one above that
+    // (the import allows 5 M) is a page of its own.
+    const big = (n: number, letter: string) => `${letter} `.repeat(n / 2)
+    const prompts = Array.from({ length: 1203 }, (_, i) => ({
+      id: `bbbbbbbb-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      title: `Prompt ${i}`,
+      category: 'writing',
+      content: i === 10 ? big(4_500_000, 'x') : i === 11 || i === 700 ? big(3_000_000, 'y') : `Content ${i}.`,
+    }))
+    const many = await makeTestApp()
+    const text = JSON.stringify({ ...SOURCE, prompts, skills: [] })
+    expect(await importText(many, 'many.json', text)).toMatchObject({ created: 1205, failed: 0 })
+    const out = await exported(many, { format: 'json' })
+    expect((JSON.parse(out) as { prompts: { id: string }[] }).prompts.map((p) => p.id)).toEqual(prompts.map((p) => p.id))
+    const copy = await makeTestApp()
+    expect(await importText(copy, 'export.json', out)).toMatchObject({ created: 1205, failed: 0 })
+    expect(await snapshot(copy)).toEqual(await snapshot(many))
+  })
+
   test('--category: that category, its prompts and skills only', async () => {
     const data = JSON.parse(await exported(source, { format: 'json', category: 'coding' }))
     expect(data.categories.map((c: { id: string }) => c.id)).toEqual(['coding'])

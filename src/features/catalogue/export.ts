@@ -29,8 +29,13 @@ export interface ExportDeps {
   skills: Pick<SkillsService, 'exportSkills'>
 }
 
-/** Rows and characters of text read per page. */
-const PAGE = { rows: 2000, chars: 16_000_000 }
+/**
+ * Rows and characters of text read per page. A page's text is held several times over while it is
+ * turned into JSON, and the memory it took is not all given back before the next one: exporting
+ * 100,000 prompts (the binary) peaked at 337 MB and took 1.8 s with pages of 2,000 rows and 16 M
+ * characters; with these, 200 MB and 1.2 s (pages of 200 rows saved little more).
+ */
+const PAGE = { rows: 500, chars: 4_000_000 }
 
 /** The columns of a CSV export: prompts.csv's `act,prompt,type`, then the ones only promptlib reads. */
 export const CSV_EXPORT_COLUMNS = ['id', 'act', 'prompt', 'type', 'description', 'category', 'subcategory', 'tags', 'created_at', 'updated_at']
