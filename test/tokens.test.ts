@@ -156,6 +156,8 @@ describe('DELETE /api/user/tokens/{token_id}', async () => {
   test('204; the PAT then answers 401 token_revoked; a second delete is 404', async () => {
     const { token } = await userWithTier('starter')
     const pat = await createPat(token)
+    // Used once first: the server then knows its user and reads it beside the token.
+    expect((await t.request('/api/user/me', { token: pat.token })).status).toBe(200)
     const res = await t.request(`/api/user/tokens/${pat.token_id}`, { method: 'DELETE', token })
     expect(res.status).toBe(204)
     await problem(await t.request('/api/user/me', { token: pat.token }), 401, 'token_revoked')
@@ -201,6 +203,7 @@ describe('authenticating with a PAT', async () => {
   test('a tier without API access → 403 api_access_required; access returns with the tier', async () => {
     const { token, email } = await userWithTier('starter')
     const pat = await createPat(token)
+    expect((await t.request('/api/user/me', { token: pat.token })).status).toBe(200)
     await accounts.setTierByEmail(email, 'free')
     await problem(await t.request('/api/user/me', { token: pat.token }), 403, 'api_access_required')
     await accounts.setTierByEmail(email, 'starter')
@@ -225,9 +228,25 @@ describe('authenticating with a PAT', async () => {
     expect((await isolated.request('/api/user/me', { token })).status).toBe(500)
   })
 
+  test('a known token whose user can no longer be read: still a clear 401, nothing left unhandled', async () => {
+    // The user of a token used before is read beside the token; when the token is refused, that
+    // read is not awaited, and its failure must not escape as an unhandled rejection.
+    const isolated = await makeTestApp()
+    const r = await register(isolated)
+    await isolated.services.accounts.setTierByEmail(r.email, 'pro')
+    const res = await isolated.request('/api/user/tokens', { method: 'POST', token: r.token, json: { name: 'script' } })
+    const pat = (await json(res)) as { token_id: string; token: string }
+    expect((await isolated.request('/api/user/me', { token: pat.token })).status).toBe(200)
+    expect((await isolated.request(`/api/user/tokens/${pat.token_id}`, { method: 'DELETE', token: r.token })).status).toBe(204)
+    await sqlRun(isolated.storage, 'ALTER TABLE users RENAME TO users_gone')
+    await problem(await isolated.request('/api/user/me', { token: pat.token }), 401, 'token_revoked')
+    await Bun.sleep(10) // an unhandled rejection would surface here and fail the test
+  })
+
   test('deleting the account revokes its tokens: the PAT then gets 401', async () => {
     const { token } = await userWithTier('lifetime')
     const pat = await createPat(token)
+    expect((await t.request('/api/user/me', { token: pat.token })).status).toBe(200)
     expect((await t.request('/api/user/me', { method: 'DELETE', token })).status).toBe(204)
     await problem(await t.request('/api/user/me', { token: pat.token }), 401, 'invalid_token')
     const left = { n: await sqlNumber(t.storage, 'SELECT count(*) AS n FROM personal_access_tokens WHERE id = $1', [pat.token_id]) }
