@@ -30,7 +30,8 @@ export function createTokensService(store: TokensStore, accounts: Pick<AccountsS
   // Scripts send the same token again and again: its digest is remembered (the database still
   // decides on every request whether the token is valid), and so is its user once looked up: a
   // token never changes hands, so that user is then read beside the token instead of after it. On
-  // PostgreSQL that is one round trip less per request (bench-engines.ts, /api/user/me by PAT).
+  // PostgreSQL that is one round trip less per request: /api/user/me by PAT from one client, p50
+  // 0.66–0.75 → 0.57–0.65 ms (under many connections the lookups were already batched per turn).
   const known = new Map<string, { hash: string; userId?: string }>()
 
   return {
