@@ -75,7 +75,9 @@ describe('delivery over SMTP', () => {
   })
 
   test('a refused message is retried after a doubling wait, then sent', async () => {
-    const t = await makeTestApp(settings())
+    // Waits of 200 and then 400 ms: a "not yet" check has 200 ms to spare on a busy machine (with
+    // waits of 40 and 80 ms it had 30, and a loaded CI run once went past them).
+    const t = await makeTestApp(settings({ MAIL_RETRY_BASE_MS: '200' }))
     await t.services.mail.enqueue(message('retry'))
     smtp.refuseNext(2)
     expect(await t.services.mail.deliverDue()).toBe(0)
@@ -84,12 +86,12 @@ describe('delivery over SMTP', () => {
     // Not due yet: nothing is claimed.
     expect(await t.services.mail.deliverDue()).toBe(0)
     expect(await rowOf(t, 'retry')).toMatchObject({ attempts: 1 })
-    await Bun.sleep(60)
+    await Bun.sleep(260)
     expect(await t.services.mail.deliverDue()).toBe(0)
     expect(await rowOf(t, 'retry')).toMatchObject({ status: 'pending', attempts: 2 })
-    await Bun.sleep(50)
-    expect(await t.services.mail.deliverDue()).toBe(0) // the second wait is 80 ms
-    await Bun.sleep(50)
+    await Bun.sleep(200)
+    expect(await t.services.mail.deliverDue()).toBe(0) // the second wait is 400 ms
+    await Bun.sleep(260)
     expect(await t.services.mail.deliverDue()).toBe(1)
     expect(await rowOf(t, 'retry')).toMatchObject({ status: 'sent', attempts: 3 })
     expect(receivedFor('retry')).toHaveLength(1)
