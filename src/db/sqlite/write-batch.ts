@@ -9,7 +9,7 @@
 // savepoint of its own: a write that throws is rolled back alone and only its caller sees the
 // error. Every caller is answered after the COMMIT, so nothing is acknowledged before it is
 // stored; when BEGIN or COMMIT fails, every write of the group fails with that error.
-// scripts/load.ts, alternated runs: 5,800–6,900 → 7,200–8,100 requests/s. Waiting for the end
+// scripts/load.ts, alternated runs: 5,800–6,900 → 6,600–7,800 requests/s. Waiting for the end
 // of the turn (setImmediate) instead grouped more but cost each reading-then-writing request a
 // turn more (6,500–7,400).
 import type { SqliteDb } from '../storage'
