@@ -735,6 +735,32 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
     expect(await sqlNumber(p.storage, "SELECT count(*) FROM prompt_words WHERE word LIKE 'quokka%'")).toBe(41)
   })
 
+  test("an import's new words are completions: across its batches, and none from a dry run that rolled back", async () => {
+    // The import adds its words to prompt_words itself (its trigger skips those inserts, 0007).
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const id = (i: number) => `abababab-0000-4000-8000-${String(i).padStart(12, '0')}`
+    const records = (word: string) => ({
+      categories: [{ id: 'w', name: 'Wombats' }],
+      // More prompts than a batch holds: each batch brings words the earlier ones did not.
+      prompts: Array.from({ length: 2500 }, (_, i) => ({ id: id(i), title: `Entry ${i}`, category: 'w', content: `shared ${word}${i}` })),
+    })
+    const words = (like: string) => sqlNumber(p.storage, `SELECT count(*) FROM prompt_words WHERE word LIKE '${like}'`)
+    const dryRun = await p.services.catalogue.importCatalogueData(
+      { format: 'promptlib-catalogue', version: 1, ...records('wombat') },
+      { file: 'test', dryRun: true },
+    )
+    expect(dryRun.created).toBe(2501) // the prompts and their category
+    expect(await words('wombat%')).toBe(0)
+    await importRecords(p, records('wombat'))
+    expect(await words('wombat%')).toBe(2500)
+    expect(await words('shared')).toBe(1)
+    expect((await json(await p.request('/api/search?q=wombat249'))).total).toBe(11) // wombat249, wombat2490 … wombat2499
+    // Every other writer of search rows still adds their words through the trigger: the rebuild.
+    await sqlRun(p.storage, 'DELETE FROM prompt_words')
+    await p.services.catalogue.rebuildSearchIndex()
+    expect(await words('wombat%')).toBe(2500)
+  })
+
   test('the planner knows a subcategory belongs to one category (extended statistics, filled by ANALYZE)', async () => {
     // Without them it multiplied the two filters and sorted a whole subcategory from the heap
     // (17.5 ms against 0.13 ms read in order off prompts_popular, 3,381 prompts).
