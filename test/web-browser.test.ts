@@ -629,9 +629,13 @@ describe.skipIf(!run)('the web app', () => {
 
   test('no page broke a CSP rule, threw, or asked anything of another origin (the providers’ pages aside)', () => {
     for (const check of afterChecks) check()
-    // The hostile skill's style attribute is refused by the CSP while DOMPurify parses it (Chromium
-    // reports even an inert parse), before DOMPurify drops it: the policy at work, not the app breaking it.
-    const expected = (p: string) => p.includes('/skills/hostile-markdown: console: Applying inline style violates')
+    // The hostile skill's style attribute and event handlers are refused by the CSP while DOMPurify
+    // parses them, before it drops them: Chromium reports even an inert DOMParser document (156.0.8078.108
+    // reports handlers too; checked with a page that only parses them). The policy at work, not the
+    // app breaking it: the skills test shows none of them reaches the page or runs.
+    const expected = (p: string) =>
+      p.includes('/skills/hostile-markdown: console: Applying inline style violates') ||
+      p.includes('/skills/hostile-markdown: console: Executing inline event handler violates')
     expect(problems.filter((p) => !expected(p))).toEqual([])
     const providers = ['https://checkout.stripe.test/', 'https://www.paypal.test/', idp!.url]
     expect(foreign.filter((url) => !providers.some((p) => url.startsWith(p)))).toEqual([])
