@@ -144,6 +144,35 @@ describe('GET /api/categories/{id}/prompts', async () => {
     db.close(false)
   })
 
+  test('a page read again shows every write at once: a favorite through the API, a write by another process to the same database', async () => {
+    // Pages are reused until something is committed (SQLite); none may outlive a write.
+    const path = '/api/categories/zoo/prompts?sort=popular'
+    const page = async () => (await json(await get(path))).items as { id: string; title: string; favorite_count: number }[]
+    const before = await page()
+    expect(await page()).toEqual(before)
+    const last = before.at(-1)!
+    const fan = await register(t)
+    expect((await t.request('/api/user/favorites', { method: 'POST', token: fan.token, json: { prompt_id: last.id } })).status).toBe(201)
+    expect((await page())[0]).toMatchObject({ id: last.id, favorite_count: last.favorite_count + 1 })
+    expect((await t.request(`/api/user/favorites/${last.id}`, { method: 'DELETE', token: fan.token })).status).toBe(204)
+    expect(await page()).toEqual(before)
+    // Another process writing the file (an import, a second server): a connection of its own.
+    // Its commit has no link to our requests; a read from the next turn on (a new snapshot) sees it.
+    const rename = `UPDATE prompts SET title = 'Renamed elsewhere' WHERE id = '${last.id}'`
+    try {
+      if (t.storage.engine === 'sqlite') {
+        const other = new Database((t.storage as SqliteStorage).file)
+        other.run(rename)
+        other.close()
+      } else await sqlRun(t.storage, rename)
+      await new Promise((resolve) => setImmediate(resolve))
+      expect((await page()).find((p) => p.id === last.id)?.title).toBe('Renamed elsewhere')
+    } finally {
+      await sqlRun(t.storage, 'UPDATE prompts SET title = $1 WHERE id = $2', [last.title, last.id])
+    }
+    expect(await page()).toEqual(before)
+  })
+
   test('ties in the order fall to the newest prompt (the highest seq) first', async () => {
     // An app of its own: these prompts would change the counts and results of the other tests.
     const own = await makeTestApp()
