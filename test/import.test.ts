@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config'
 import { openStorage } from '../src/db'
 import { DATABASE_FILE, openDatabase } from '../src/db/sqlite/client'
 import type { Storage } from '../src/db/storage'
+import { DEFER_INDEX_WORK_AFTER } from '../src/features/catalogue/import/file'
 import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
 import { countRows } from './support/catalogue'
@@ -329,6 +330,71 @@ describe('prompts.csv', async () => {
     expect((await json(await t.request('/api/categories/general'))).prompt_count).toBe(2500)
     await searchIndexIntact(t.storage)
   })
+})
+
+describe('a large file into an empty catalogue', async () => {
+  // More prompts than DEFER_INDEX_WORK_AFTER: on SQLite the listing indexes are dropped inside the
+  // file's transaction and built again at its end (CatalogueStore.deferListingIndexes).
+  const count = DEFER_INDEX_WORK_AFTER + 500
+  const id = (i: number) => `dededede-0000-4000-8000-${String(i).padStart(12, '0')}`
+  const catalogue = JSON.stringify({
+    format: 'promptlib-catalogue',
+    version: 1,
+    categories: [
+      { id: 'even', name: 'Even', subcategories: [{ id: 'tens', name: 'Tens' }] },
+      { id: 'odd', name: 'Odd' },
+    ],
+    prompts: Array.from({ length: count }, (_, i) => ({
+      id: id(i),
+      title: `Title ${String((i * 7919) % count).padStart(6, '0')}`,
+      category: i % 2 ? 'odd' : 'even',
+      ...(i % 10 === 0 ? { subcategory: 'tens' } : {}),
+      content: `Body ${i} about the wombat`,
+      created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    })),
+    skills: [],
+  })
+  const indexes = (t: TestApp) =>
+    t.storage.engine === 'sqlite'
+      ? sqlRows(t.storage, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('prompts', 'prompt_tags') ORDER BY name")
+      : sqlRows(t.storage, "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('prompts', 'prompt_tags') ORDER BY indexname")
+  const page = async (t: TestApp, query: string) =>
+    (await json(await t.request(`/api/categories/even/prompts?${query}`))) as { total: number; items: { id: string; title: string }[] }
+
+  test('a dry run, and a file refused at its very end, leave every index as it was; the import then builds them all again, exactly', async () => {
+    const t = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const before = await indexes(t)
+    expect(before.length).toBeGreaterThanOrEqual(5)
+    const file = join(t.dataDir, 'large.json')
+    writeFileSync(file, catalogue)
+    const broken = join(t.dataDir, 'large-broken.json')
+    writeFileSync(broken, catalogue.replace(/\],"skills":\[\]\}$/, ',{"title": oops}]}'))
+
+    const [dry] = await t.services.catalogue.importPaths([file], { dryRun: true })
+    expect(dry).toMatchObject({ refused: false, created: count + 2, failed: 0 })
+    const [refused] = await importPaths(t, [broken])
+    expect(refused).toMatchObject({ refused: true, created: 0 })
+    expect(await countRows(t, 'prompts')).toBe(0)
+    expect(await indexes(t)).toEqual(before)
+
+    const [r] = await importPaths(t, [file])
+    expect(r).toMatchObject({ refused: false, created: count + 2, failed: 0 })
+    expect(await indexes(t)).toEqual(before)
+    if (t.storage.engine === 'sqlite') expect(await sqlRows(t.storage, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
+    await searchIndexIntact(t.storage)
+
+    // Each listing order and filter reads what was imported.
+    const evens = Math.ceil(count / 2)
+    const newest = await page(t, 'sort=newest&limit=3')
+    expect(newest.total).toBe(evens)
+    const lastEven = count % 2 ? count - 1 : count - 2
+    expect(newest.items.map((p) => p.id)).toEqual([id(lastEven), id(lastEven - 2), id(lastEven - 4)])
+    const byTitle = (await page(t, 'sort=title&limit=100')).items.map((p) => p.title)
+    expect(byTitle).toEqual([...byTitle].sort())
+    expect((await page(t, 'sort=popular&limit=1')).items[0]!.id).toBe(id(lastEven))
+    expect((await page(t, 'subcategory=tens&limit=1')).total).toBe(Math.ceil(count / 10))
+    expect(await searchTotal(t, 'wombat')).toBe(1000)
+  }, 60_000)
 })
 
 describe('Agent Skills folders', async () => {

@@ -25,7 +25,14 @@ export function createImporter({ storage, store, search, skills, noteWrite }: Im
     transaction: (fn, tx) => storage.transaction(fn, tx),
     catalogue: store,
     skills,
-    deferIndexMerges: (tx) => search.deferMerges(tx),
+    async deferIndexWork(tx, written) {
+      const undoMerges = await search.deferMerges(tx)
+      const undoListing = await store.deferListingIndexes(tx, written)
+      return async () => {
+        await undoListing()
+        await undoMerges()
+      }
+    },
     committed: noteWrite,
   }
 

@@ -117,6 +117,12 @@ export interface CatalogueStore {
   upsertPrompts(inputs: PromptInput[], now: number, tx: Tx, onProgress?: (done: number) => void): Promise<Outcome[]>
   /** Moves the revision, so every instance reloads its category tree; once per importing transaction. */
   bumpRevision(tx: Tx): Promise<void>
+  /**
+   * Many prompts follow in `tx`, `written` of them so far: where it is faster, the listing indexes
+   * are built once when `tx` ends rather than row by row. Returns the undo (which builds them), to
+   * run before `tx` ends.
+   */
+  deferListingIndexes(tx: Tx, written: number): Promise<() => Promise<void>>
   /** true when any category or prompt exists */
   hasContent(tx?: Tx): Promise<boolean>
   /** Serialises instances loading the demo catalogue into an empty database (held until `tx` ends). */

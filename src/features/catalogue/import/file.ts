@@ -8,8 +8,8 @@ import { Batch } from './batches'
 import { type FileReport, type OnProgress, refuse } from './report'
 import type { ImportTarget, SkillInput } from './target'
 
-/** Prompts written from one file after which the search index leaves merging to the optimize after the import. */
-export const DEFER_MERGES_AFTER = 10_000
+/** Prompts written from one file after which index work waits for its end (ImportTarget.deferIndexWork). */
+export const DEFER_INDEX_WORK_AFTER = 10_000
 
 export interface FileImportOptions {
   now?: number
@@ -58,14 +58,14 @@ export async function importFile(
   }
   try {
     await target.transaction(async (tx) => {
-      let undoMerges: (() => Promise<void>) | null = null
+      let undoIndexWork: (() => Promise<void>) | null = null
       let promptsWritten = 0
       const prompts = new Batch<PromptInput, Outcome>(
         (p) => p.id,
         (p) => p.content.length + p.title.length + p.description.length,
         async (batch) => {
           promptsWritten += batch.length
-          if (undoMerges === null && promptsWritten >= DEFER_MERGES_AFTER) undoMerges = await target.deferIndexMerges(tx)
+          if (undoIndexWork === null && promptsWritten >= DEFER_INDEX_WORK_AFTER) undoIndexWork = await target.deferIndexWork(tx, promptsWritten)
           return target.catalogue.upsertPrompts(batch, now, tx)
         },
         count,
@@ -95,7 +95,7 @@ export async function importFile(
         flush,
       })
       await flush()
-      if (undoMerges) await (undoMerges as () => Promise<void>)()
+      if (undoIndexWork) await (undoIndexWork as () => Promise<void>)()
       if (opts.dryRun) throw new DryRunDone()
       if (changed) await target.catalogue.bumpRevision(tx)
     }, opts.tx)

@@ -10,10 +10,11 @@ export interface ImportTarget {
   catalogue: Pick<CatalogueStore, 'categoryOutline' | 'upsertCategory' | 'ensureCategory' | 'upsertSubcategory' | 'upsertPrompts' | 'bumpRevision'>
   skills: Pick<SkillsService, 'upsertSkills'>
   /**
-   * Many prompts follow in `tx` (a large file): the search index may leave merging its pieces to
-   * the optimize that follows a large import. Returns the undo, run before `tx` ends.
+   * Many prompts follow in `tx` (a large file; `written` so far): the search index may leave
+   * merging its pieces to the optimize that follows a large import, and the listing indexes may be
+   * built once at the end. Returns the undo, run before `tx` ends.
    */
-  deferIndexMerges(tx: Tx): Promise<() => Promise<void>>
+  deferIndexWork(tx: Tx, written: number): Promise<() => Promise<void>>
   /** After a transaction that moved the catalogue revision committed: this process's answers show it at once. */
   committed(): Promise<void>
 }
