@@ -3,11 +3,14 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { sql } from 'drizzle-orm'
+import postgres from 'postgres'
 import { loadConfig } from '../src/config'
 import { openStorage } from '../src/db'
 import { DATABASE_FILE, openDatabase } from '../src/db/sqlite/client'
-import type { Storage } from '../src/db/storage'
+import type { PgStorage, PgTx, Storage, Tx } from '../src/db/storage'
 import { DEFER_INDEX_WORK_AFTER } from '../src/features/catalogue/import/file'
+import { pgCatalogueStore } from '../src/features/catalogue/store.pg'
 import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
 import { countRows } from './support/catalogue'
@@ -332,9 +335,58 @@ describe('prompts.csv', async () => {
   })
 })
 
+const PG_INDEXES_AND_KEYS = `
+  SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename IN ('prompts', 'prompt_tags', 'prompt_search')
+  UNION ALL
+  SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text IN ('prompts', 'prompt_tags', 'prompt_search')
+  ORDER BY name`
+
+describe.if(TEST_ENGINE === 'postgres')('PostgreSQL: a large import sets indexes and keys aside only where that is safe', () => {
+  type Row = { name: string; definition: string }
+  const inTx = async (tx: Tx) => [...((await (tx.db as PgTx).execute(sql.raw(PG_INDEXES_AND_KEYS))) as unknown as Row[])]
+  const names = (rows: Row[]) => rows.map((r) => r.name)
+
+  test('alone on an empty catalogue: dropped in the transaction, built again exactly by the undo', async () => {
+    const t = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const store = pgCatalogueStore(t.storage as PgStorage)
+    const before = [...(await sqlRows<Row>(t.storage, PG_INDEXES_AND_KEYS))]
+    expect(names(before)).toEqual(expect.arrayContaining(['prompt_search_words', 'prompts_popular', 'prompt_tags_prompt_seq_prompts_seq_fk']))
+    await t.storage.transaction(async (tx) => {
+      const undo = await store.deferIndexes(tx, DEFER_INDEX_WORK_AFTER)
+      // what the import's own statements need stays: the keys that make ids unique
+      expect(names(await inTx(tx))).toEqual(['prompt_search_pkey', 'prompt_tags_tag_prompt_seq_pk', 'prompts_id_unique', 'prompts_pkey'])
+      await undo()
+      expect(await inTx(tx)).toEqual(before)
+    })
+    expect([...(await sqlRows(t.storage, PG_INDEXES_AND_KEYS))]).toEqual(before)
+  })
+
+  test('with another process on the database (a server), or a catalogue larger than the file, nothing is dropped', async () => {
+    const t = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const store = pgCatalogueStore(t.storage as PgStorage)
+    const before = [...(await sqlRows<Row>(t.storage, PG_INDEXES_AND_KEYS))]
+    const other = postgres(t.config.databaseUrl!, { max: 1, onnotice: () => {} })
+    try {
+      await other`SELECT 1`
+      await t.storage.transaction(async (tx) => {
+        await (await store.deferIndexes(tx, DEFER_INDEX_WORK_AFTER))()
+        expect(await inTx(tx)).toEqual(before)
+      })
+    } finally {
+      await other.end({ timeout: 5 })
+    }
+    await importPaths(t, [fx('catalogue-good.json')])
+    await t.storage.transaction(async (tx) => {
+      await store.deferIndexes(tx, 1)
+      expect(await inTx(tx)).toEqual(before)
+    })
+  })
+})
+
 describe('a large file into an empty catalogue', async () => {
-  // More prompts than DEFER_INDEX_WORK_AFTER: on SQLite the listing indexes are dropped inside the
-  // file's transaction and built again at its end (CatalogueStore.deferListingIndexes).
+  // More prompts than DEFER_INDEX_WORK_AFTER: inside the file's transaction, SQLite drops the listing
+  // indexes and PostgreSQL every secondary index and foreign key of the prompt tables (alone on the
+  // database, as a test app is), to build them again at its end (CatalogueStore.deferIndexes).
   const count = DEFER_INDEX_WORK_AFTER + 500
   const id = (i: number) => `dededede-0000-4000-8000-${String(i).padStart(12, '0')}`
   const catalogue = JSON.stringify({
@@ -357,7 +409,7 @@ describe('a large file into an empty catalogue', async () => {
   const indexes = (t: TestApp) =>
     t.storage.engine === 'sqlite'
       ? sqlRows(t.storage, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('prompts', 'prompt_tags') ORDER BY name")
-      : sqlRows(t.storage, "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('prompts', 'prompt_tags') ORDER BY indexname")
+      : sqlRows(t.storage, PG_INDEXES_AND_KEYS)
   const page = async (t: TestApp, query: string) =>
     (await json(await t.request(`/api/categories/even/prompts?${query}`))) as { total: number; items: { id: string; title: string }[] }
 

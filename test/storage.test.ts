@@ -9,6 +9,7 @@ import { startJobs } from '../src/db/jobs'
 import { openPostgres } from '../src/db/postgres/client'
 import { EMBEDDED_PG_MIGRATIONS } from '../src/db/postgres/migrations.gen'
 import { runPgMigrations } from '../src/db/postgres/migrate'
+import { SESSION_NAME, sessionName } from '../src/db/postgres/sessions'
 import { sharedSetting } from '../src/db/postgres/settings'
 import type { PgStorage } from '../src/db/storage'
 import { createMemoryLogger } from '../src/log'
@@ -97,6 +98,21 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('postgres-js transactions under a fu
     } finally {
       await sql.end()
     }
+  })
+})
+
+describe('PostgreSQL sessions are named by process (pg_stat_activity), unless the operator names them', () => {
+  test("the name, and an operator's own in the URL or PGAPPNAME", () => {
+    expect(SESSION_NAME).toMatch(new RegExp(`^promptlib .+:${process.pid}$`))
+    expect(sessionName('postgres://u@db:5432/app', {})).toBe(SESSION_NAME)
+    expect(sessionName('postgres://u@db:5432/app?application_name=mine', {})).toBeUndefined()
+    expect(sessionName('postgres://u@db:5432/app', { PGAPPNAME: 'mine' })).toBeUndefined()
+  })
+
+  test.skipIf(TEST_ENGINE !== 'postgres')('the server sees it', async () => {
+    const t = await makeTestApp()
+    const storage = t.storage as PgStorage
+    expect(await storage.db.$client`SELECT current_setting('application_name') AS name`).toEqual([{ name: SESSION_NAME }])
   })
 })
 

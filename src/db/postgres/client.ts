@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import type { PgDb, PgStorage, PgTx, Tx } from '../storage'
+import { sessionName } from './sessions'
 import { redactUrl } from './url'
 
 export interface PostgresOptions {
@@ -38,12 +39,14 @@ function preparing<T extends object>(client: T): T {
 }
 
 export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): PgStorage {
+  const applicationName = sessionName(url)
   const client = postgres(url, {
     max,
     // NOTICEs (e.g. "relation already exists, skipping") are not errors; keep them out of stdout.
     onnotice: () => {},
     connect_timeout: 10,
     idle_timeout: 60,
+    ...(applicationName ? { connection: { application_name: applicationName } } : {}),
     // Timestamps travel as timestamptz and come back as Date; bigint ids as numbers (mode: 'number').
   })
   const db = drizzle({ client: preparing(client) }) as PgDb

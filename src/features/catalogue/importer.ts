@@ -27,9 +27,9 @@ export function createImporter({ storage, store, search, skills, noteWrite }: Im
     skills,
     async deferIndexWork(tx, written) {
       const undoMerges = await search.deferMerges(tx)
-      const undoListing = await store.deferListingIndexes(tx, written)
+      const undoIndexes = await store.deferIndexes(tx, written)
       return async () => {
-        await undoListing()
+        await undoIndexes()
         await undoMerges()
       }
     },

@@ -1,9 +1,10 @@
 // PostgreSQL adapter of the catalogue port. Its write path also writes each prompt's search row
 // (prompt_search, shaped by search.pg.ts) in the same statement batch. Imports write in pipelined
 // multi-row statements (bench-search.ts).
-import { type AnyColumn, and, asc, count, eq, gt, inArray, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, asc, count, eq, getTableName, gt, inArray, type SQL, sql } from 'drizzle-orm'
 import { descending } from '../../db/postgres/columns'
 import { LOCKS } from '../../db/postgres/locks'
+import { aloneOnDatabase } from '../../db/postgres/sessions'
 import { rowsThatFit } from '../../db/export-page'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { joinTags, splitTags } from '../../lib/text'
@@ -245,8 +246,37 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
 
     upsertPrompts: (inputs, now, tx, onProgress) => upsertPrompts(storage.use(tx), inputs, now, onProgress, tx ? wordsAddedIn(tx) : new Set()),
 
-    // Dropping an index would lock every search and listing out until the import commits.
-    deferListingIndexes: async () => async () => {},
+    // An import into an (almost) empty catalogue, with no other process on the database, loads
+    // as pg_restore does: the secondary indexes and foreign keys of prompts, prompt_search and
+    // prompt_tags dropped, then built once from their own definitions before the same transaction
+    // ends (a dry run or a refused file rolls the drop back). Kept row by row they were half of
+    // PostgreSQL's work (perf; bench-search.ts: 100,000 prompts ~32 → ~27 s). Dropping locks each
+    // table until commit: with a server connected every search and listing would wait for it.
+    async deferIndexes(tx, written) {
+      const on = storage.use(tx)
+      const [{ rows } = { rows: 0 }] = rowsOf<{ rows: number }>(
+        await on.execute(sql`SELECT count(*)::int AS rows FROM (SELECT 1 FROM ${prompts} LIMIT ${2 * written + 1}) AS p`),
+      )
+      if (rows > 2 * written || !(await aloneOnDatabase(on))) return async () => {}
+      const tables = sql.join(
+        [prompts, promptSearch, promptTags].map((table) => sql`${getTableName(table)}::regclass`),
+        sql`, `,
+      )
+      const steps = rowsOf<{ drop: string; build: string }>(
+        await on.execute(sql`
+          SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', conrelid::regclass, conname) AS drop,
+            format('ALTER TABLE %s ADD CONSTRAINT %I %s', conrelid::regclass, conname, pg_get_constraintdef(oid)) AS build
+          FROM pg_constraint WHERE contype = 'f' AND conrelid IN (${tables})
+          UNION ALL
+          SELECT format('DROP INDEX %s', indexrelid::regclass), pg_get_indexdef(indexrelid)
+          FROM pg_index WHERE indrelid IN (${tables}) AND NOT indisunique`),
+      )
+      for (const { drop } of steps) await on.execute(sql.raw(drop))
+      // indexes first: a key's check then reads the built tables
+      return async () => {
+        for (const { build } of steps.toReversed()) await on.execute(sql.raw(build))
+      }
+    },
 
     async bumpRevision(tx) {
       await storage

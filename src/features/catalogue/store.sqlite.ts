@@ -58,7 +58,7 @@ export const listingSql = (clause: string, sort: Sort) =>
   `SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE ${clause} ORDER BY ${ORDER[sort]} LIMIT ? OFFSET ?`
 
 const PROGRESS_EVERY = 1000
-/** The indexes that only serve category listings (deferListingIndexes). */
+/** The indexes that only serve category listings (deferIndexes). */
 const LISTING_INDEXES = ['prompts_popular', 'prompts_newest', 'prompts_title', 'prompts_subcategory']
 
 type OldPrompt = {
@@ -419,7 +419,7 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
     // transaction: kept row by row, their random inserts overran the import's 8 MB page cache
     // (bench-data.ts, alternated: 100,000 prompts 9.8 → 8.8–9.0 s). Into a larger
     // catalogue, rebuilding from every row would cost more than it saves.
-    deferListingIndexes: (tx, written) =>
+    deferIndexes: (tx, written) =>
       inTransaction(tx, (db) => {
         const c = db.$client
         const rows = c.query<{ n: number }, [number]>('SELECT count(*) AS n FROM (SELECT 1 FROM prompts LIMIT ?)').get(2 * written + 1)!.n

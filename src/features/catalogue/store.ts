@@ -118,11 +118,12 @@ export interface CatalogueStore {
   /** Moves the revision, so every instance reloads its category tree; once per importing transaction. */
   bumpRevision(tx: Tx): Promise<void>
   /**
-   * Many prompts follow in `tx`, `written` of them so far: where it is faster, the listing indexes
-   * are built once when `tx` ends rather than row by row. Returns the undo (which builds them), to
-   * run before `tx` ends.
+   * Many prompts follow in `tx`, `written` of them so far: where it is faster and safe, indexes the
+   * import does not read (SQLite: the listing indexes; PostgreSQL: every secondary index and foreign
+   * key of the prompt tables) are built once when `tx` ends rather than row by row. Returns the
+   * undo (which builds them), to run before `tx` ends.
    */
-  deferListingIndexes(tx: Tx, written: number): Promise<() => Promise<void>>
+  deferIndexes(tx: Tx, written: number): Promise<() => Promise<void>>
   /** true when any category or prompt exists */
   hasContent(tx?: Tx): Promise<boolean>
   /** Serialises instances loading the demo catalogue into an empty database (held until `tx` ends). */
