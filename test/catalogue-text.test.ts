@@ -17,7 +17,7 @@ import { parseVariables, previewOf, uuidV5 } from '../src/features/catalogue/tex
 import { ftsExpression } from '../src/lib/search/fts5'
 import { snippet } from '../src/lib/search/snippet'
 import { indexWords, searchTerms } from '../src/lib/search/terms'
-import { tsquery, weightedVector, wordSetVector } from '../src/lib/search/tsquery'
+import { tsquery, weightedVector, wordSet, wordSetVector } from '../src/lib/search/tsquery'
 import { normaliseTags, slugify, unstorable } from '../src/lib/text'
 import { tempDir } from './support/app'
 
@@ -182,6 +182,11 @@ describe('PostgreSQL query and vectors (literals of folded words)', () => {
           .filter(Boolean),
       )
     expect(lexemes(wordSetVector(['Zebra zebra', 'ZEBRA crossing']))).toEqual(new Set(['zebra', 'crossing']))
+    expect(wordSetVector(['', ' '])).toBe('')
+    // a word longer than a lexeme is kept as its first 200 characters, wherever it is
+    expect(wordSet(['short', `x ${'é'.repeat(150)}${'b'.repeat(150)} y`, `${'z'.repeat(201)}`])).toEqual(
+      new Set(['short', 'x', `${'e'.repeat(150)}${'b'.repeat(50)}`, 'y', 'z'.repeat(200)]),
+    )
     const texts = [
       'Plain ASCII, with punctuation: e-mail, C++, 3.14 and under_score!',
       'Ünïcödé CAFÉ crème brûlée naïve',

@@ -112,7 +112,7 @@ describe('PostgreSQL sessions are named by process (pg_stat_activity), unless th
   test.skipIf(TEST_ENGINE !== 'postgres')('the server sees it', async () => {
     const t = await makeTestApp()
     const storage = t.storage as PgStorage
-    expect(await storage.db.$client`SELECT current_setting('application_name') AS name`).toEqual([{ name: SESSION_NAME }])
+    expect([...(await storage.db.$client`SELECT current_setting('application_name') AS name`)]).toEqual([{ name: SESSION_NAME }])
   })
 })
 

@@ -6,7 +6,7 @@
 // triggers add their words to prompt_words, where an unfinished last word finds its completions.
 import { gt, type SQL, sql } from 'drizzle-orm'
 import type { PgStorage } from '../../db/storage'
-import { tsquery, weightedVector, wordSetVector } from '../../lib/search/tsquery'
+import { tsquery, weightedVector, wordSet } from '../../lib/search/tsquery'
 import { joinTags, splitTags } from '../../lib/text'
 import { prompts, promptSearch, promptTags, promptWords } from './schema.pg'
 import type { PromptSearch } from './search'
@@ -34,8 +34,10 @@ export const headVector = (p: { title: string; description: string; tags: readon
     { text: joinTags(p.tags), weight: 'B' },
     { text: p.description, weight: 'C' },
   ])
-export const allVector = (p: { title: string; description: string; tags: readonly string[]; content: string }) =>
-  wordSetVector([p.title, joinTags(p.tags), p.description, p.content])
+/** The distinct words of a prompt, which its words vector holds (allVector). */
+export const allWords = (p: { title: string; description: string; tags: readonly string[]; content: string }) =>
+  wordSet([p.title, joinTags(p.tags), p.description, p.content])
+export const allVector = (p: { title: string; description: string; tags: readonly string[]; content: string }) => [...allWords(p)].join(' ')
 /**
  * Each words vector also holds its prompt's window, `w:<seq / WINDOW>` (no typed word has a
  * colon), so "the newest content-only matches" is asked window by window from the newest, and
@@ -46,7 +48,7 @@ const WINDOW = 4096
 const WINDOWS_TRIED = 8
 const windowTerm = (window: number) => sql`${`'w:${window}'`}::tsquery`
 /**
- * A matching vector from its words (wordSetVector: separated by single spaces) and its window:
+ * A matching vector from its words (allVector: separated by single spaces) and its window:
  * split and gathered natively, where parsing the same text as a tsvector literal took PostgreSQL
  * half as long again (bench-search.ts: an import is bound by PostgreSQL's work).
  */

@@ -9,7 +9,7 @@ import { rowsThatFit } from '../../db/export-page'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { joinTags, splitTags } from '../../lib/text'
 import { catalogueState, categories, prompts, promptSearch, promptTags, promptWords, subcategories } from './schema.pg'
-import { allVector, headVector, searchRow, wordsVector } from './search.pg'
+import { allWords, headVector, searchRow, wordsVector } from './search.pg'
 import type { CatalogueStore, CategoryExport, Outcome, PromptExport, PromptInput, PromptRecord, Sort } from './store'
 import { asyncRevisionCache } from './revision-cache'
 import { nameFromSlug, previewOf, promptSourceHash, sameImportedText, sameTimestamps } from './text'
@@ -537,8 +537,9 @@ async function recordsOf(rows: Row[], now: number, known: Set<string>, vocabular
     if (i > 0) await nextTurn()
     for (const { p, tags, hash } of rows.slice(i, i + BUILD_SLICE)) {
       const createdAt = p.createdAt ?? now
-      const words = allVector(p)
-      for (const word of words.split(' ')) if (word !== '' && !known.has(word)) vocabulary.add(word)
+      const distinct = allWords(p)
+      for (const word of distinct) if (!known.has(word)) vocabulary.add(word)
+      const words = [...distinct].join(' ')
       records.push({
         id: p.id,
         title: p.title,

@@ -77,7 +77,6 @@ export function weightedVector(parts: { text: string; weight: Weight }[]): strin
 const NOT_WORD = /[^\p{L}\p{N}]+/gu
 const NOT_ASCII_WORD = /[^A-Za-z0-9]+/g
 const MARKS = /\p{M}+/gu
-const RUN_TOO_LONG = new RegExp(`[^ ]{${MAX_LEXEME_CHARS + 1}}`)
 /**
  * Below this many bytes a folded text cannot reach MAX_VECTOR_BYTES: its distinct words take at
  * most its length plus 4 bytes for each of at most half as many words.
@@ -85,22 +84,27 @@ const RUN_TOO_LONG = new RegExp(`[^ ]{${MAX_LEXEME_CHARS + 1}}`)
 const ALWAYS_FITS = Math.floor(MAX_VECTOR_BYTES / 3)
 
 /**
- * A matching vector: the words of the texts, separated by single spaces (each a lexeme, without
- * positions: what `@@` needs and no more), for `array_to_tsvector(string_to_array(…, ' '))`. Usually the texts folded whole and written as bare words (the same words as folded one
- * by one: marks go first, and words are apart before lower case, so a Greek final sigma is
- * decided by its own word as in fold()), which
- * PostgreSQL sorts and deduplicates itself: a large import builds one per prompt, and this is a
- * few native string passes where a word-by-word loop in JavaScript was the import's largest cost
- * (bench-search.ts). Very long texts and very long words take the careful way below.
+ * The distinct words of the texts for a matching vector (each a lexeme, without positions: what
+ * `@@` needs and no more). Usually the texts folded whole and split at once (the same words as
+ * folded one by one: marks go first, and words are apart before lower case, so a Greek final
+ * sigma is decided by its own word as in fold()): a large import builds one per prompt, and this
+ * is a few native string passes where a word-by-word loop in JavaScript was the import's largest
+ * cost (bench-search.ts). Very long texts and very long words take the careful way below.
  */
-export function wordSetVector(texts: string[]): string {
+export function wordSet(texts: string[]): Set<string> {
   const joined = texts.join(' ')
   const ascii = !NON_ASCII.test(joined)
   const folded = (ascii ? joined.replace(NOT_ASCII_WORD, ' ') : joined.normalize('NFD').replace(MARKS, '').replace(NOT_WORD, ' '))
     .toLowerCase()
     .trim()
-  if ((ascii ? folded.length : Buffer.byteLength(folded)) < ALWAYS_FITS && !RUN_TOO_LONG.test(folded))
-    return [...new Set(folded.split(' '))].join(' ')
+  if (folded === '') return new Set()
+  if ((ascii ? folded.length : Buffer.byteLength(folded)) < ALWAYS_FITS) {
+    const words = new Set(folded.split(' '))
+    // A word too long for a lexeme is rare: looked for among the distinct words, not in the whole text.
+    let fits = true
+    for (const word of words) if (word.length > MAX_LEXEME_CHARS) fits = false
+    if (fits) return words
+  }
   const words = new Set<string>()
   let bytes = 0
   for (const text of texts) {
@@ -113,5 +117,8 @@ export function wordSetVector(texts: string[]): string {
       words.add(key)
     })
   }
-  return [...words].join(' ')
+  return words
 }
+
+/** wordSet's words separated by single spaces, for `array_to_tsvector(string_to_array(…, ' '))`. */
+export const wordSetVector = (texts: string[]): string => [...wordSet(texts)].join(' ')
