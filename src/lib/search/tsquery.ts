@@ -119,6 +119,3 @@ export function wordSet(texts: string[]): Set<string> {
   }
   return words
 }
-
-/** wordSet's words separated by single spaces, for `array_to_tsvector(string_to_array(…, ' '))`. */
-export const wordSetVector = (texts: string[]): string => [...wordSet(texts)].join(' ')
