@@ -10,6 +10,7 @@ import { openStorage } from '../src/db'
 import { DATABASE_FILE, openDatabase } from '../src/db/sqlite/client'
 import type { PgStorage, PgTx, Storage, Tx } from '../src/db/storage'
 import { DEFER_INDEX_WORK_AFTER } from '../src/features/catalogue/import/file'
+import { openPostgres } from '../src/db/postgres/client'
 import { pgCatalogueStore } from '../src/features/catalogue/store.pg'
 import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
@@ -380,6 +381,32 @@ describe.if(TEST_ENGINE === 'postgres')('PostgreSQL: a large import sets indexes
       await store.deferIndexes(tx, 1)
       expect(await inTx(tx)).toEqual(before)
     })
+  })
+
+  test('an import by a role that may write rows but does not own the tables: nothing is dropped, nothing fails', async () => {
+    const t = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const before = [...(await sqlRows<Row>(t.storage, PG_INDEXES_AND_KEYS))]
+    const role = `plib_writer_${process.pid}`
+    await sqlRows(t.storage, `DROP ROLE IF EXISTS ${role}`)
+    await sqlRows(t.storage, `CREATE ROLE ${role} LOGIN`)
+    try {
+      await sqlRows(t.storage, `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`)
+      await sqlRows(t.storage, `GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+      const url = new URL(t.config.databaseUrl!)
+      url.username = role
+      const writer = openPostgres(url.toString(), { max: 2 })
+      try {
+        await writer.transaction(async (tx) => {
+          await (await pgCatalogueStore(writer).deferIndexes(tx, DEFER_INDEX_WORK_AFTER))()
+          expect(await inTx(tx)).toEqual(before)
+        })
+      } finally {
+        await writer.close()
+      }
+    } finally {
+      await sqlRows(t.storage, `DROP OWNED BY ${role}`)
+      await sqlRows(t.storage, `DROP ROLE ${role}`)
+    }
   })
 })
 

@@ -262,6 +262,13 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
         [prompts, promptSearch, promptTags].map((table) => sql`${getTableName(table)}::regclass`),
         sql`, `,
       )
+      // Only the owner may drop and build them: an import run by a role that may only write rows writes them row by row.
+      const [{ owner } = { owner: false }] = rowsOf<{ owner: boolean }>(
+        await on.execute(sql`
+          SELECT bool_and(pg_has_role(relowner, 'USAGE')) AS owner FROM pg_class
+          WHERE oid IN (${tables}) OR oid IN (SELECT confrelid FROM pg_constraint WHERE contype = 'f' AND conrelid IN (${tables}))`),
+      )
+      if (!owner) return async () => {}
       const steps = rowsOf<{ drop: string; build: string }>(
         await on.execute(sql`
           SELECT 1 AS step, format('ALTER TABLE %s DROP CONSTRAINT %I', conrelid::regclass, conname) AS drop,
