@@ -356,6 +356,8 @@ describe.if(TEST_ENGINE === 'postgres')('PostgreSQL: a large import sets indexes
       const undo = await store.deferIndexes(tx, DEFER_INDEX_WORK_AFTER)
       // what the import's own statements need stays: the keys that make ids unique
       expect(names(await inTx(tx))).toEqual(['prompt_search_pkey', 'prompt_tags_tag_prompt_seq_pk', 'prompts_id_unique', 'prompts_pkey'])
+      // a timeout meant for requests does not stop the builds
+      await (tx.db as PgTx).execute(sql`SET LOCAL statement_timeout = 1`)
       await undo()
       expect(await inTx(tx)).toEqual(before)
     })

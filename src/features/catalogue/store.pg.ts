@@ -282,6 +282,8 @@ export function pgCatalogueStore(storage: PgStorage): CatalogueStore {
       for (const { drop } of steps) await on.execute(sql.raw(drop))
       // built in the reverse order, the indexes first: a key's check then reads built tables
       return async () => {
+        // An operator's statement_timeout is for requests: the words index alone takes seconds to build.
+        await on.execute(sql`SET LOCAL statement_timeout = 0`)
         for (const { build } of steps.toReversed()) await on.execute(sql.raw(build))
       }
     },
