@@ -101,9 +101,7 @@ export function wordSet(texts: string[]): Set<string> {
   if ((ascii ? folded.length : Buffer.byteLength(folded)) < ALWAYS_FITS) {
     const words = new Set(folded.split(' '))
     // A word too long for a lexeme is rare: looked for among the distinct words, not in the whole text.
-    let fits = true
-    for (const word of words) if (word.length > MAX_LEXEME_CHARS) fits = false
-    if (fits) return words
+    if (!words.values().some((word) => word.length > MAX_LEXEME_CHARS)) return words
   }
   const words = new Set<string>()
   let bytes = 0

@@ -11,8 +11,9 @@ export interface ImportTarget {
   skills: Pick<SkillsService, 'upsertSkills'>
   /**
    * Many prompts follow in `tx` (a large file; `written` so far): the search index may leave
-   * merging its pieces to the optimize that follows a large import, and the listing indexes may be
-   * built once at the end. Returns the undo, run before `tx` ends.
+   * merging its pieces to the optimize that follows a large import, and indexes the import does
+   * not read may be built once at the end (CatalogueStore.deferIndexes). Returns the undo, run
+   * before `tx` ends.
    */
   deferIndexWork(tx: Tx, written: number): Promise<() => Promise<void>>
   /** After a transaction that moved the catalogue revision committed: this process's answers show it at once. */
