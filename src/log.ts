@@ -125,10 +125,36 @@ export function hundredths(ms: number): string {
   return `${whole}.${fraction < 10 ? '0' : ''}${fraction % 10 === 0 ? fraction / 10 : fraction}`
 }
 
-/** Errors serialise to name + message (+ stack for server logs only), never to `{}`. */
+/** Errors serialise to name, code, message, stack and cause, never to `{}`. */
 function errorReplacer(_key: string, value: unknown) {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack }
-  return value
+  return value instanceof Error ? serialiseError(value, 0) : value
+}
+
+/** How deep a chain of causes is followed (drizzle's error, then the driver's, then its cause). */
+const MAX_CAUSES = 4
+
+/**
+ * A failed query's error (drizzle's) lists the statement's parameters in its message, and so in
+ * its stack: a password hash, a token's hash, an e-mail address, the JWT secret kept in the
+ * database. They are cut off; the cause, the driver's own error, says what went wrong.
+ */
+function serialiseError(error: Error, depth: number): Record<string, unknown> {
+  const cut = error.message.indexOf('\nparams: ')
+  const message = cut === -1 ? error.message : `${error.message.slice(0, cut)}\nparams: (not logged)`
+  const head = `${error.name}: ${error.message}`
+  let stack = error.stack
+  if (stack !== undefined && cut !== -1) stack = stack.startsWith(head) ? `${error.name}: ${message}${stack.slice(head.length)}` : undefined
+  const code = (error as { code?: unknown }).code
+  const cause = error.cause
+  return {
+    name: error.name,
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    message,
+    stack,
+    ...(cause === undefined || depth >= MAX_CAUSES
+      ? {}
+      : { cause: cause instanceof Error ? serialiseError(cause, depth + 1) : String(cause).slice(0, 500) }),
+  }
 }
 
 /** A logger that keeps lines in memory: for tests that assert what was (not) logged. */

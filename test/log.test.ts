@@ -46,3 +46,43 @@ describe('access-log line', () => {
     expect(log.lines()).toHaveLength(0)
   })
 })
+
+describe('an error in a log line', () => {
+  test('a failed query: its cause (the driver’s code and message) is kept, its parameters never are', async () => {
+    const { Database } = await import('bun:sqlite')
+    const { DrizzleQueryError } = await import('drizzle-orm/errors')
+    // The driver's own error, for real; wrapped as drizzle wraps it on PostgreSQL (its message lists the parameters).
+    const client = new Database(':memory:')
+    client.run('CREATE TABLE users (email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL)')
+    const insert = 'INSERT INTO users VALUES (?, ?)'
+    const params = ['ada@example.com', '$argon2id$v=19$secret\n    at hiding()']
+    client.run(insert, params)
+    let cause: unknown
+    try {
+      client.run(insert, params)
+    } catch (error) {
+      cause = error
+    }
+    const failure = new DrizzleQueryError(insert, params, cause as Error)
+    expect(failure.message).toContain('secret')
+    expect(failure.stack).toContain('secret')
+
+    const log = createMemoryLogger()
+    log.error('unhandled error', { error: failure })
+    const text = log.text()
+    expect(text).not.toContain('secret')
+    expect(text).not.toContain('ada@example.com')
+    const [line] = log.lines() as { error: { message: string; stack?: string; cause?: { code?: string; message: string } } }[]
+    expect(line!.error.message).toBe(`Failed query: ${insert}\nparams: (not logged)`)
+    expect(line!.error.stack).toStartWith(`Error: Failed query: ${insert}\nparams: (not logged)\n    at `)
+    expect(line!.error.cause).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE', message: expect.stringContaining('UNIQUE constraint failed') })
+  })
+
+  test('a cause that is its own cause ends the chain', () => {
+    const loop = new Error('round and round')
+    ;(loop as { cause?: unknown }).cause = loop
+    const log = createMemoryLogger()
+    log.error('x', { error: loop })
+    expect(log.text()).toContain('round and round')
+  })
+})
