@@ -1,13 +1,23 @@
 // The one error shape (contract section 2) for everything a client can get wrong, and the
 // request id on every response.
 import { describe, expect, test } from 'bun:test'
+import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { makeTestApp, problem, uniqueEmail, GOOD_PASSWORD } from './support/app'
+import { sqlRows } from './support/sql'
 
 const t = await makeTestApp()
 // A route that fails unexpectedly, to see what a 500 looks like (mounted after the plumbing,
 // like every feature).
 t.app.get('/api/test-only/boom', () => {
   throw new Error('SELECT * FROM users WHERE secret at /srv/promptlib/src/db.ts:42')
+})
+
+// A NUL that reaches a statement: PostgreSQL refuses it for real; SQLite stores it, so there the
+// route throws what PostgreSQL's driver would (drizzle's error around code 22021).
+t.app.get('/api/test-only/nul', async () => {
+  if (t.storage.engine === 'postgres') return sqlRows(t.storage, 'SELECT $1::text AS v', ['a\u0000b'])
+  const refusal = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' })
+  throw new DrizzleQueryError('SELECT $1::text AS v', ['a\u0000b'], refusal)
 })
 
 const post = (body: string | Uint8Array | null, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
@@ -106,6 +116,17 @@ describe('error shape', async () => {
     expect(broken.log.lines().find((l) => l.msg === 'unhandled error' && l.request_id === 'before-body-1')).toBeDefined()
     // A body that is not JSON is still the client's mistake.
     await problem(await post('{"email": '), 400, 'malformed_json')
+  })
+})
+
+describe('a NUL (U+0000) that gets as far as PostgreSQL', () => {
+  test('is the client’s 422, not a 500; logged as a warning without the statement’s parameters', async () => {
+    const before = t.log.lines().length
+    const body = await problem(await t.request('/api/test-only/nul'), 422, 'validation_failed')
+    expect(body.detail).toContain('NUL')
+    const lines = t.log.lines().slice(before)
+    expect(lines.filter((l) => l.level === 'error')).toEqual([])
+    expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['a NUL reached PostgreSQL; refused'])
   })
 })
 

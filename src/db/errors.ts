@@ -27,3 +27,12 @@ export function isForeignKeyViolation(error: unknown): boolean {
 export function isLockTimeout(error: unknown): boolean {
   return codes(error).some((c) => c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED') || c === '55P03')
 }
+
+/**
+ * PostgreSQL refused a NUL (U+0000) in text (22021, character_not_in_repertoire) or in JSON
+ * (22P05, untranslatable_character), where SQLite stores it. The adapters and the validation keep
+ * NUL away from every statement; should one get through, the client sent it, so it is theirs to fix.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  return codes(error).some((c) => c === '22021' || c === '22P05')
+}

@@ -1,8 +1,8 @@
 // Maps whatever reached onError to a ProblemError. Unknown errors become a bare 500:
 // their message, stack or SQL never reach the client (they are logged with the request id).
 import type { ValidationError } from 'elysia'
-import { isLockTimeout } from '../db/errors'
-import { databaseBusy, type FieldError, notFound, ProblemError, validationFailed } from './problem'
+import { isLockTimeout, isUnstorableText } from '../db/errors'
+import { databaseBusy, type FieldError, notFound, ProblemError, unstorableText, validationFailed } from './problem'
 
 const LOCATION_LABEL: Record<string, string> = {
   body: 'request body',
@@ -38,6 +38,7 @@ export function toProblem(code: string | number, error: unknown): ProblemError {
   // Before the codes: Elysia files an error thrown in a route's parse hook (the auth rate limit is
   // a write) as PARSE, and this one is no fault of the request.
   if (isLockTimeout(error)) return databaseBusy()
+  if (isUnstorableText(error)) return unstorableText()
   switch (code) {
     case 'VALIDATION': {
       const validation = error as ValidationError

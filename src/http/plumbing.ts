@@ -1,6 +1,7 @@
 // The API's own plumbing, inside Elysia: one error shape for every route. (Bodies are parsed by
 // the routes that take one, see jsonBody; request ids, CORS and the access log live at the edge.)
 import { Elysia } from 'elysia'
+import { isUnstorableText } from '../db/errors'
 import type { Logger } from '../log'
 import { toProblem } from './errors'
 import { problemResponse, ProblemError } from './problem'
@@ -11,6 +12,7 @@ export function plumbing({ log }: { log: Logger }) {
     const problem = toProblem(code, error)
     if (problem.code === 'database_busy')
       log.warn('database busy: a write waited its whole lock timeout', { request_id: requestInfo(request).id, route })
+    else if (isUnstorableText(error)) log.warn('a NUL reached PostgreSQL; refused', { request_id: requestInfo(request).id, route })
     else if (problem.status >= 500) log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
     set.status = problem.status
     return problemResponse(problem)

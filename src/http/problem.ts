@@ -57,6 +57,13 @@ export const notFound = (detail = 'The requested resource does not exist.') => n
 export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.') =>
   new ProblemError(422, 'validation_failed', detail, { errors })
 
+/** A NUL (U+0000) that got as far as PostgreSQL, which refuses it (db/errors.ts isUnstorableText). */
+export const unstorableText = () =>
+  validationFailed(
+    [{ path: '/', message: 'contains NUL (U+0000), which cannot be stored' }],
+    'The request holds a NUL character (U+0000), which no field accepts.',
+  )
+
 export const WWW_AUTHENTICATE_REALM = 'Bearer realm="promptlib"'
 
 /** 401 with the RFC 6750 challenge: `error="invalid_token"` whenever a token was sent but refused. */

@@ -2,6 +2,7 @@
 import { eq, lte, sql } from 'drizzle-orm'
 import { isUniqueViolation } from '../../db/errors'
 import { batchedLookup } from '../../db/postgres/batched-lookup'
+import { cannotBeStored } from '../../db/postgres/text'
 import type { PgStorage } from '../../db/storage'
 import { users } from './schema.pg'
 import type { AccountsStore } from './store'
@@ -42,7 +43,7 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
     },
 
     byId: async (id, tx) => first(await storage.use(tx).select().from(users).where(eq(users.id, id))),
-    byEmail: async (email, tx) => first(await storage.use(tx).select().from(users).where(eq(users.email, email))),
+    byEmail: async (email, tx) => (cannotBeStored(email) ? null : first(await storage.use(tx).select().from(users).where(eq(users.email, email)))),
 
     authById: async (id) => first(await authLookups(id)),
 

@@ -3,8 +3,8 @@
 // resources/read, a JSON-RPC error. Anything else is a failure on our side: logged with the
 // request id, and the client learns only that much.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { isLockTimeout } from '../../db/errors'
-import { databaseBusy, ProblemError } from '../../http/problem'
+import { isLockTimeout, isUnstorableText } from '../../db/errors'
+import { databaseBusy, ProblemError, unstorableText } from '../../http/problem'
 import type { Logger } from '../../log'
 
 /** JSON-RPC error code of refusals that are neither unknown ids nor invalid params (tier, quota). */
@@ -30,6 +30,10 @@ const internal = (requestId: string) =>
 export function asProblem(error: unknown, log: Logger, requestId: string, what: string): ProblemError {
   if (error instanceof ProblemError && error.status < 500) return error
   if (isLockTimeout(error)) return databaseBusy()
+  if (isUnstorableText(error)) {
+    log.warn(`mcp ${what}: a NUL reached PostgreSQL`, { request_id: requestId })
+    return unstorableText()
+  }
   log.error(`mcp ${what} failed`, { request_id: requestId, error })
   return internal(requestId)
 }

@@ -3,6 +3,7 @@
 // description C, instructions D, ranked with ts_rank_cd.
 import { and, count, eq, gt, type SQL, sql } from 'drizzle-orm'
 import { rowsThatFit } from '../../db/export-page'
+import { cannotBeStored } from '../../db/postgres/text'
 import type { PgDb, PgStorage, PgTx } from '../../db/storage'
 import { tsquery, weightedVector } from '../../lib/search/tsquery'
 import { joinTags, sameTimestamps, splitTags } from '../../lib/text'
@@ -87,6 +88,7 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
     },
 
     async get(id) {
+      if (cannotBeStored(id)) return null
       const [row] = await db
         .select({ ...columns, instructions: skills.instructions })
         .from(skills)

@@ -2,6 +2,7 @@
 // transaction: READ COMMITTED alone would let two instances count the same tokens and both insert.
 import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import { batchedLookup } from '../../db/postgres/batched-lookup'
+import { cannotBeStored } from '../../db/postgres/text'
 import type { PgStorage } from '../../db/storage'
 import { personalAccessTokens as pats } from './schema.pg'
 import type { TokensStore } from './store'
@@ -47,6 +48,7 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
         .orderBy(desc(pats.createdAt)),
 
     revoke: async (userId, tokenId, now, tx) =>
+      !cannotBeStored(tokenId) &&
       (
         await storage
           .use(tx)
