@@ -2,7 +2,7 @@
 // (providers/*-events.ts) turn a verified event into one Effect; the service writes it in one
 // transaction together with the event's record.
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import type { TSchema } from '@sinclair/typebox'
+import { type TSchema, Type as T } from '@sinclair/typebox'
 import { validationFailed } from '../../http/problem'
 import type { Provider, SubscriptionChange } from './state'
 
@@ -54,6 +54,23 @@ export interface ParsedEvent {
 }
 
 /**
+ * The text of an event this service stores or looks rows up by (ids, types, states, amounts):
+ * printable. No provider's id holds a control character, and PostgreSQL refuses NUL outright, so
+ * such an event is refused by its shape on either engine instead of failing halfway through.
+ */
+export const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]*$'
+/**
+ * The last moment of year 9999. Past it JavaScript writes a date as `+010000-…`, which PostgreSQL
+ * cannot read (and no provider sends one): a later time is refused by the shape, on either engine.
+ */
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+/** A provider's time in Unix seconds (Stripe's), from 1970 to the end of year 9999. */
+export const UnixSeconds = T.Integer({ minimum: 0, maximum: Math.floor(LAST_MS / 1000) })
+
+/** Metadata values: anything but NUL (a note set in the provider's dashboard may span lines). */
+export const WITHOUT_NUL = '^[^\\u0000]*$'
+
+/**
  * A compiled shape check. A signed event that is valid JSON but not the shape its type promises
  * is refused with 422 and the paths of what is wrong, before anything is stored.
  */
@@ -70,9 +87,9 @@ export function shapeCheck<T extends TSchema>(schema: T) {
 /** An ISO 8601 timestamp from a provider, or a 422 naming the field. */
 export function parseTime(value: string, path: string): Date {
   const ms = Date.parse(value)
-  if (Number.isNaN(ms))
+  if (Number.isNaN(ms) || ms < 0 || ms > LAST_MS)
     throw validationFailed(
-      [{ path, message: 'must be an ISO 8601 date-time' }],
+      [{ path, message: 'must be an ISO 8601 date-time from 1970 to 9999' }],
       'The event is signed, but one of its times is not a date; nothing was changed.',
     )
   return new Date(ms)

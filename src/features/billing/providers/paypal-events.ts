@@ -3,11 +3,11 @@
 // subscription's suspension, re-activation and expiry (else a subscription whose payments fail
 // would keep its tier for ever).
 import { Type as T } from '@sinclair/typebox'
-import { type Effect, type ParsedEvent, parseTime, shapeCheck } from '../effects'
+import { type Effect, type ParsedEvent, PRINTABLE, parseTime, shapeCheck } from '../effects'
 import { addOneMonth, orderKey, type PaidTier, RANK, sameAmount, type SubscriptionStatus } from '../state'
 
-const Str = T.String({ minLength: 1, maxLength: 500 })
-const OptionalStr = T.Optional(T.Union([T.Null(), T.String({ maxLength: 500 })]))
+const Str = T.String({ minLength: 1, maxLength: 500, pattern: PRINTABLE })
+const OptionalStr = T.Optional(T.Union([T.Null(), T.String({ maxLength: 500, pattern: PRINTABLE })]))
 const Money = T.String({ pattern: '^\\d{1,15}(\\.\\d{1,6})?$', maxLength: 24 })
 const Currency = T.String({ pattern: '^[A-Za-z]{3}$' })
 

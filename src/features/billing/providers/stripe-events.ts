@@ -3,13 +3,14 @@
 // subscription's creation (the same object as an update) and the renewal invoice (recorded).
 import { Type as T } from '@sinclair/typebox'
 import { validationFailed } from '../../../http/problem'
-import { type Effect, type ParsedEvent, type PaymentFacts, shapeCheck } from '../effects'
+import { type Effect, type ParsedEvent, PRINTABLE, type PaymentFacts, shapeCheck, UnixSeconds, WITHOUT_NUL } from '../effects'
 import { minorToDecimal, orderKey, type PaidTier, RANK, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../state'
 
-const Str = T.String({ minLength: 1, maxLength: 500 })
-const Metadata = T.Optional(T.Union([T.Null(), T.Record(T.String(), T.String())]))
+const Str = T.String({ minLength: 1, maxLength: 500, pattern: PRINTABLE })
+const Metadata = T.Optional(T.Union([T.Null(), T.Record(T.String(), T.String({ pattern: WITHOUT_NUL }))]))
+const Currency = T.String({ pattern: '^[A-Za-z]{3}$' })
 
-const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: T.Integer({ minimum: 0 }), data: T.Object({ object: T.Object({}) }) }))
+const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: UnixSeconds, data: T.Object({ object: T.Object({}) }) }))
 
 const checkSession = shapeCheck(
   T.Object({
@@ -17,11 +18,11 @@ const checkSession = shapeCheck(
     mode: Str,
     customer: T.Optional(T.Union([T.Null(), Str])),
     subscription: T.Optional(T.Union([T.Null(), Str])),
-    client_reference_id: T.Optional(T.Union([T.Null(), T.String({ maxLength: 200 })])),
+    client_reference_id: T.Optional(T.Union([T.Null(), T.String({ maxLength: 200, pattern: PRINTABLE })])),
     metadata: Metadata,
     payment_status: Str,
     amount_total: T.Optional(T.Union([T.Null(), T.Integer()])),
-    currency: T.Optional(T.Union([T.Null(), T.String({ minLength: 3, maxLength: 3 })])),
+    currency: T.Optional(T.Union([T.Null(), Currency])),
   }),
 )
 
@@ -30,12 +31,12 @@ const checkSubscription = shapeCheck(
     id: Str,
     customer: Str,
     status: T.Union(SUBSCRIPTION_STATUSES.map((s) => T.Literal(s))),
-    current_period_end: T.Optional(T.Union([T.Null(), T.Integer({ minimum: 0 })])),
+    current_period_end: T.Optional(T.Union([T.Null(), UnixSeconds])),
     cancel_at_period_end: T.Optional(T.Boolean()),
     metadata: Metadata,
     items: T.Optional(
       T.Object({
-        data: T.Array(T.Object({ current_period_end: T.Optional(T.Integer({ minimum: 0 })), price: T.Optional(T.Object({ id: Str })) })),
+        data: T.Array(T.Object({ current_period_end: T.Optional(UnixSeconds), price: T.Optional(T.Object({ id: Str })) })),
       }),
     ),
   }),
@@ -46,8 +47,8 @@ const checkInvoice = shapeCheck(
     id: Str,
     customer: Str,
     amount_paid: T.Integer({ minimum: 0 }),
-    currency: T.String({ minLength: 3, maxLength: 3 }),
-    billing_reason: T.Optional(T.Union([T.Null(), T.String()])),
+    currency: Currency,
+    billing_reason: T.Optional(T.Union([T.Null(), T.String({ maxLength: 500 })])),
     subscription: T.Optional(T.Union([T.Null(), Str])),
     parent: T.Optional(
       T.Union([
@@ -57,7 +58,7 @@ const checkInvoice = shapeCheck(
     ),
     /** before API version 2025-03-31 */
     subscription_details: T.Optional(T.Union([T.Null(), T.Object({ metadata: Metadata })])),
-    status_transitions: T.Optional(T.Object({ paid_at: T.Optional(T.Union([T.Null(), T.Integer()])) })),
+    status_transitions: T.Optional(T.Object({ paid_at: T.Optional(T.Union([T.Null(), UnixSeconds])) })),
   }),
 )
 
