@@ -1,4 +1,4 @@
-// Hostile input, generated: starts its own server on loopback (fresh SQLite, both payment
+// Hostile input, generated: starts its own server on loopback (fresh SQLite or PostgreSQL, both payment
 // providers configured against their fakes), reads /api/openapi.json and sends requests drawn
 // from it with fast-check — every operation, valid and mutated, with and without tokens
 // (scripts/fuzz/openapi-cases.ts) — plus signed webhook deliveries of hostile events
@@ -8,14 +8,19 @@
 //   bun scripts/fuzz.ts --quick           2,000 requests (CI)
 //   options: --seed N (replay a run) --case I (send only case I of that run) --requests N
 //            --concurrency N --binary dist/promptlib (fuzz the compiled binary)
+//            --engine postgres [--database-url ADMIN_URL]   on PostgreSQL: a database of its own on
+//                                   that cluster, dropped after (else a throwaway cluster, scripts/postgres.sh)
+//            --server-log PATH (the server's whole output, where the report quotes its first lines)
 // Passes (exit 0) when no answer is a 5xx, no answer shows a stack trace, SQL or a file path
 // (scripts/fuzz/leaks.ts), every well-formed request got an answer, the server is healthy at the
 // end, stops cleanly on SIGTERM, and its log has no error lines. Otherwise prints a reproducer
 // of each failure (method, path, headers, body prefix) and the seed, and exits 1.
 import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import fc from 'fast-check'
+import postgres from 'postgres'
 import { signPaypal, startFakePaypal } from '../test/support/fake-paypal'
 import { signStripe, startFakeStripe } from '../test/support/fake-stripe'
 import { ROOT, startServer } from '../test/support/process'
@@ -24,6 +29,7 @@ import { findLeak, leakDetectors } from './fuzz/leaks'
 import { type AuthKind, type HttpCase, type KnownValues, operationCase, operationsOf } from './fuzz/openapi-cases'
 import { type RawCase, rawCase, sendRaw } from './fuzz/raw'
 import { signedDelivery } from './fuzz/webhooks'
+import { throwawayPostgres } from './storm/pg'
 
 const { values: opts } = parseArgs({
   options: {
@@ -33,8 +39,12 @@ const { values: opts } = parseArgs({
     requests: { type: 'string' },
     concurrency: { type: 'string', default: '8' },
     binary: { type: 'string' },
+    engine: { type: 'string', default: 'sqlite' },
+    'database-url': { type: 'string' },
+    'server-log': { type: 'string' },
   },
 })
+if (opts.engine !== 'sqlite' && opts.engine !== 'postgres') throw new Error('--engine is sqlite or postgres')
 const seed = opts.seed !== undefined ? Number(opts.seed) : Math.floor(Math.random() * 2 ** 31)
 const total = Number(opts.requests ?? (opts.quick ? 2_000 : 20_000))
 const concurrency = Number(opts.concurrency)
@@ -45,6 +55,8 @@ const started = performance.now()
 const stripe = startFakeStripe()
 const paypal = startFakePaypal()
 const dataDir = tempDir('promptlib-fuzz-')
+// PostgreSQL refuses what SQLite stores (NUL in text, for one): the same requests on both engines.
+const database = opts.engine === 'postgres' ? await freshDatabase(opts['database-url'] ?? throwawayPostgres()) : null
 const command = opts.binary ? [join(ROOT, opts.binary), 'serve'] : undefined
 const env = {
   DATA_DIR: dataDir,
@@ -58,12 +70,32 @@ const env = {
   OAUTH_A_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
   OAUTH_A_TOKEN_URL: 'http://127.0.0.1:9/token',
   OAUTH_A_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
+  ...(database ? { DATABASE_URL: database.url } : {}),
 }
 const server = await startServer(env, command)
 // however this script ends, the server goes with it
 process.on('exit', () => server.kill('SIGKILL'))
 const { hostname, port } = new URL(server.url)
-console.log(`fuzz: seed ${seed}, ${total} requests, ${concurrency} at a time, against ${opts.binary ?? 'src/main.ts'} at ${server.url}`)
+console.log(
+  `fuzz: seed ${seed}, ${total} requests, ${concurrency} at a time, against ${opts.binary ?? 'src/main.ts'} on ${opts.engine} at ${server.url}`,
+)
+
+/** A database of its own on the cluster at `adminUrl`, and how to drop it. */
+async function freshDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `promptlib_fuzz_${process.pid}`
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  await admin.unsafe(`CREATE DATABASE "${name}"`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await admin.end()
+    },
+  }
+}
 
 function cli(args: string[]) {
   const cmd = command ?? [process.execPath, join(ROOT, 'src/main.ts'), 'serve']
@@ -323,7 +355,9 @@ if (exitCode !== 0) {
 }
 stripe.close()
 paypal.close()
+await database?.drop()
 
+if (opts['server-log']) writeFileSync(opts['server-log'], server.output())
 const logProblems: string[] = []
 for (const line of server.output().split('\n')) {
   if (line.trim() === '') continue
