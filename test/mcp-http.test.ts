@@ -306,4 +306,33 @@ describe('no 5xx for anything a client can send', () => {
     }
     expect(t.log.lines().filter((l) => l.level === 'error')).toEqual([])
   })
+
+  test('a NUL (U+0000) in an id, a uri, a cursor or a filter, as a pro user: answers, never an error (PostgreSQL cannot hold NUL)', async () => {
+    const pro = await userOf('pro')
+    const NUL = 'a\u0000b'
+    const bodies: unknown[] = [
+      rpc('tools/call', { name: 'get_skill', arguments: { id: NUL } }),
+      rpc('tools/call', { name: 'search_skills', arguments: { query: NUL } }),
+      rpc('tools/call', { name: 'search_prompts', arguments: { query: 'review', tag: NUL } }),
+      rpc('tools/call', { name: 'add_favorite', arguments: { prompt_id: NUL } }),
+      rpc('prompts/get', { name: NUL }),
+      rpc('prompts/list', { cursor: NUL }),
+      rpc('resources/list', { cursor: NUL }),
+      rpc('resources/read', { uri: `skill://${NUL}/SKILL.md` }),
+    ]
+    const before = t.log.lines().length
+    for (const body of bodies) {
+      const res = await rawMcp(t, body, { token: pro.token })
+      expect({ body: JSON.stringify(body).slice(0, 120), status: res.status }).toEqual({ body: JSON.stringify(body).slice(0, 120), status: 200 })
+      expect((await json(res)).jsonrpc).toBe('2.0')
+    }
+    const skill = await json(await rawMcp(t, bodies[0], { token: pro.token }))
+    expect(toolProblem(skill.result)).toMatchObject({ code: 'not_found', status: 404 })
+    expect(
+      t.log
+        .lines()
+        .slice(before)
+        .filter((l) => l.level !== 'info' && l.level !== 'debug'),
+    ).toEqual([])
+  })
 })
