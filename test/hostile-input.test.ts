@@ -1,10 +1,12 @@
 // Defects scripts/fuzz.ts found, each pinned: what a hostile client sent, and what the service
 // must do instead of what it did.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { problem, register, setTier } from './support/app'
+import { json, problem, register, setTier } from './support/app'
 import { billingCounts, checkoutCompleted, paymentsApp, subscriptionEvent, subscriptionObject } from './support/billing'
 import { PAYPAL_PLANS, paypalEvent } from './support/fake-paypal'
 import { stripeEvent } from './support/fake-stripe'
+import { loadTestCatalogue } from './support/catalogue'
+import { rawMcp, rpc, toolProblem } from './support/mcp'
 
 const payments = await paymentsApp()
 const t = payments.t
@@ -144,6 +146,43 @@ describe('a signed event with a time past year 9999', () => {
     const counts = await billingCounts(t)
     for (const body of card) await problem(await payments.deliverCard(body), 422, 'validation_failed')
     for (const body of wallet) await problem(await payments.deliverWallet(body), 422, 'validation_failed')
+    expect(await billingCounts(t)).toEqual(counts)
+  })
+})
+
+// An offset past what a JSON number carries exactly answered 500 on both engines: SQLite bound it
+// as a real ("datatype mismatch"), PostgreSQL found it out of bigint's range.
+describe('an offset larger than any JSON number holds exactly', () => {
+  test('is a 422 on every paginated route and MCP tool; the largest exact one is an empty page', async () => {
+    await loadTestCatalogue(t)
+    const { token, user } = await register(t)
+    await setTier(t, user.id, 'pro')
+    const doc = await json(await t.request('/api/openapi.json'))
+    const paginated = Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>)
+      .filter(([, ops]) => ops.get?.parameters?.some((p) => p.name === 'offset' && p.in === 'query'))
+      .map(([path]) => path.replace('{category_id}', 'writing'))
+    expect(paginated.length).toBeGreaterThanOrEqual(5)
+    const before = t.log.lines().length
+    for (const path of paginated) {
+      const q = path.includes('search') ? 'q=review&' : ''
+      await problem(await t.request(`${path}?${q}offset=99999999999999999999`, { token }), 422, 'validation_failed')
+      const largest = await t.request(`${path}?${q}offset=${Number.MAX_SAFE_INTEGER}`, { token })
+      expect({ path, status: largest.status, items: (await json(largest)).items }).toEqual({ path, status: 200, items: [] })
+    }
+    const tool = await json(await rawMcp(t, rpc('tools/call', { name: 'list_favorites', arguments: { offset: 1e20 } }), { token }))
+    expect(toolProblem(tool.result)).toMatchObject({ code: 'validation_failed' })
+    expect(
+      t.log
+        .lines()
+        .slice(before)
+        .filter((l) => l.level === 'error'),
+    ).toEqual([])
+  })
+
+  test('an amount in a signed event past what a double holds exactly is refused by its shape', async () => {
+    const { user } = await register(t)
+    const counts = await billingCounts(t)
+    await problem(await payments.deliverCard(checkoutCompleted(user, 'lifetime', { amount: 1e300 })), 422, 'validation_failed')
     expect(await billingCounts(t)).toEqual(counts)
   })
 })

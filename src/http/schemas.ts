@@ -44,9 +44,15 @@ export function strictObject<T extends Record<string, TSchema>>(properties: T, o
   return t.Object(properties, { additionalProperties: false, ...options })
 }
 
+/**
+ * The largest offset: the largest integer a JSON number carries exactly. Past it the databases
+ * refuse the number (SQLite binds it as a real, PostgreSQL finds it out of bigint's range).
+ */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER
+
 export const PaginationQuery = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: '1–100, default 20' })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0, description: '≥ 0, default 0' })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: '≥ 0, default 0' })),
 }
 
 export function paginated<T extends TSchema>(item: T) {

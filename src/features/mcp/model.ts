@@ -3,7 +3,7 @@
 // matching REST route answers; inputs mirror the REST query and body rules. They are TypeBox,
 // that is JSON Schema: tools/list sends them as they are, and tools.ts checks arguments with them.
 import { t } from 'elysia'
-import { Int, strictObject, StringEnum } from '../../http/schemas'
+import { Int, MAX_OFFSET, strictObject, StringEnum } from '../../http/schemas'
 import { CategoryViewSchema, SearchHitSchema, VariableSchema } from '../catalogue'
 import { AddedSchema, FavoriteSchema } from '../favorites'
 import { MODE_IDS, type OptimizationMode, PROMPT_MAX_CHARS, TARGET_MODEL_MAX_CHARS } from '../optimizer'
@@ -72,7 +72,7 @@ export const OptimizePromptOutput = t.Object({
 
 export const ListFavoritesInput = strictObject({
   limit: Limit('how many, 1–100 (default 20)'),
-  offset: t.Optional(Int({ minimum: 0, description: 'how many to skip (default 0)' })),
+  offset: t.Optional(Int({ minimum: 0, maximum: MAX_OFFSET, description: 'how many to skip (default 0)' })),
 })
 export const ListFavoritesOutput = t.Object({ items: t.Array(FavoriteSchema), total: Int() })
 

@@ -9,6 +9,8 @@ import { minorToDecimal, orderKey, type PaidTier, RANK, SUBSCRIPTION_STATUSES, t
 const Str = T.String({ minLength: 1, maxLength: 500, pattern: PRINTABLE })
 const Metadata = T.Optional(T.Union([T.Null(), T.Record(T.String(), T.String({ pattern: WITHOUT_NUL }))]))
 const Currency = T.String({ pattern: '^[A-Za-z]{3}$' })
+/** In the currency's minor unit; written out digit by digit, so no larger than a double holds exactly. */
+const Amount = T.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 
 const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: UnixSeconds, data: T.Object({ object: T.Object({}) }) }))
 
@@ -21,7 +23,7 @@ const checkSession = shapeCheck(
     client_reference_id: T.Optional(T.Union([T.Null(), T.String({ maxLength: 200, pattern: PRINTABLE })])),
     metadata: Metadata,
     payment_status: Str,
-    amount_total: T.Optional(T.Union([T.Null(), T.Integer()])),
+    amount_total: T.Optional(T.Union([T.Null(), Amount])),
     currency: T.Optional(T.Union([T.Null(), Currency])),
   }),
 )
@@ -46,7 +48,7 @@ const checkInvoice = shapeCheck(
   T.Object({
     id: Str,
     customer: Str,
-    amount_paid: T.Integer({ minimum: 0 }),
+    amount_paid: Amount,
     currency: Currency,
     billing_reason: T.Optional(T.Union([T.Null(), T.String({ maxLength: 500 })])),
     subscription: T.Optional(T.Union([T.Null(), Str])),
