@@ -78,7 +78,7 @@ function byType(schema: Schema, name: string, known: KnownValues, depth: number)
     case 'string':
       return validString(schema, name)
     case 'integer':
-      return fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 100_000 })
+      return validInteger(schema)
     case 'number':
       return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true })
     case 'boolean':
@@ -98,12 +98,24 @@ function byType(schema: Schema, name: string, known: KnownValues, depth: number)
   }
 }
 
+/**
+ * Mostly small integers; sometimes a bound, and where the schema sets none, integers past what a
+ * JSON number holds exactly (offsets of 10^20 answered 500 on both engines before they had a maximum).
+ */
+function validInteger(schema: Schema): fc.Arbitrary<number> {
+  const min: number = schema.minimum ?? -1000
+  const edges = [min, schema.maximum ?? Number.MAX_SAFE_INTEGER]
+  if (schema.maximum === undefined) edges.push(2 ** 53 + 2, 1e20, 1e300)
+  if (schema.minimum === undefined) edges.push(-(2 ** 53) - 2, -1e20)
+  return fc.oneof({ weight: 3, arbitrary: fc.integer({ min, max: schema.maximum ?? 100_000 }) }, { weight: 1, arbitrary: fc.constantFrom(...edges) })
+}
+
 function validString(schema: Schema, name: string): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0
   const maxLength = Math.min(schema.maxLength ?? 60, 60)
   if (schema.format === 'uuid') return fc.uuid()
   if (schema.format === 'email' || name === 'email') return fc.emailAddress()
-  if (schema.format === 'integer') return fc.integer({ min: -5, max: 500 }).map(String)
+  if (schema.format === 'integer') return validInteger({ minimum: -5, maximum: schema.maximum }).map(String)
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? Infinity))
   if (name === 'password' || name === 'new_password' || name === 'current_password') {
     return fc.oneof(fc.constant('a sufficiently long passphrase'), fc.string({ minLength: 8, maxLength: 40 }))
