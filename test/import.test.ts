@@ -14,6 +14,7 @@ import { openPostgres } from '../src/db/postgres/client'
 import { pgCatalogueStore } from '../src/features/catalogue/store.pg'
 import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
+import { freshDatabaseUrl } from './support/postgres'
 import { countRows } from './support/catalogue'
 import { cli, startServer } from './support/process'
 import { sqlNumber, sqlRows, withStorage } from './support/sql'
@@ -197,6 +198,89 @@ describe('JSON catalogue', async () => {
       ])
     expect(await stored('prompts')).toEqual([[later.created_at, later.updated_at]])
     expect(await stored('categories')).toEqual([[later.created_at, later.updated_at]])
+  })
+
+  // PostgreSQL cannot read JavaScript's ISO string for year 0 or past 9999: such a file failed whole
+  // there, with the failing statement and its rows on the terminal, and was stored on SQLite.
+  test('a time outside years 1 to 9999 (in UTC) fails just its record, naming the field, on JSON and CSV files', async () => {
+    const t = await makeTestApp()
+    const dir = tempDir('promptlib-import-times-')
+    const id = (n: number) => `abcdef00-2222-4222-8222-00000000000${n}`
+    const prompt = (n: number, created_at: string) => ({ id: id(n), title: `Time ${n}`, category: 'times', content: 'x', created_at })
+    const jsonFile = join(dir, 'times.json')
+    writeFileSync(
+      jsonFile,
+      JSON.stringify({
+        format: 'promptlib-catalogue',
+        version: 1,
+        categories: [{ id: 'times', name: 'Times' }],
+        prompts: [
+          prompt(1, '9999-12-31T23:00:00-05:00'),
+          prompt(2, '0000-01-01T00:00:00Z'),
+          prompt(3, '9999-12-31T23:59:59.999Z'),
+          prompt(4, '0001-01-01T00:00:00Z'),
+        ],
+      }),
+    )
+    const csvFile = join(dir, 'times.csv')
+    writeFileSync(
+      csvFile,
+      `act,prompt,id,category,created_at\nLate,x,${id(5)},times,9999-12-31T23:00:00-05:00\nFine,y,${id(6)},times,2020-01-01T00:00:00Z\n`,
+    )
+    const [fromJson, fromCsv] = await importPaths(t, [jsonFile, csvFile])
+    expect(fromJson).toMatchObject({ created: 3, failed: 2 })
+    expect(fromJson!.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('"created_at" must fall in the years 1 to 9999 (in UTC)'),
+      expect.stringContaining('"created_at" must fall in the years 1 to 9999 (in UTC)'),
+    ])
+    expect(fromCsv).toMatchObject({ created: 1, failed: 1 })
+    expect(fromCsv!.errors).toEqual([
+      expect.objectContaining({ line: 2, message: expect.stringContaining('"created_at" must fall in the years 1 to 9999') }),
+    ])
+    const stored = await sqlRows<{ id: string; c: number | Date }>(
+      t.storage,
+      "SELECT id, created_at AS c FROM prompts WHERE category_id = 'times' ORDER BY id",
+    )
+    expect(stored.map((r) => [r.id, new Date(r.c).toISOString()])).toEqual([
+      [id(3), '9999-12-31T23:59:59.999Z'],
+      [id(4), '0001-01-01T00:00:00.000Z'],
+      [id(6), '2020-01-01T00:00:00.000Z'],
+    ])
+  })
+
+  // PostgreSQL writes a timestamptz as "0042-03-04 05:06:07.89+00", which JavaScript read as 1942;
+  // in a database whose time zone is Paris, 1850 came with "+00:09:21", which it did not read at all.
+  test('old times are served exactly as imported, whatever the database’s time zone', async () => {
+    const url = await freshDatabaseUrl()
+    if (url) {
+      const database = new URL(url).pathname.slice(1)
+      const admin = postgres(url, { max: 1, onnotice: () => {} })
+      await admin.unsafe(`ALTER DATABASE "${database}" SET timezone TO 'Europe/Paris'`)
+      await admin.end()
+    }
+    const t = await makeTestApp({}, url ? { databaseUrl: url } : {})
+    const times = ['0001-01-01T00:00:00.000Z', '0042-03-04T05:06:07.890Z', '1850-01-01T00:00:00.000Z', '2024-06-30T22:30:00.001Z']
+    const report = await t.services.catalogue.importCatalogueData(
+      {
+        format: 'promptlib-catalogue',
+        version: 1,
+        categories: [{ id: 'old', name: 'Old' }],
+        prompts: times.map((created_at, i) => ({
+          id: `abcdef00-3333-4333-8333-00000000000${i}`,
+          title: `Old ${i}`,
+          category: 'old',
+          content: 'x',
+          created_at,
+        })),
+      },
+      { file: 'old.json' },
+    )
+    expect(report).toMatchObject({ created: 5, errors: [] })
+    const page = await json(await t.request('/api/categories/old/prompts?sort=title'))
+    expect(page.items.map((p: { created_at: string }) => p.created_at)).toEqual(times)
+    if (t.storage.engine === 'postgres') {
+      expect([...(await t.storage.db.$client`SELECT current_setting('TimeZone') AS zone`)]).toEqual([{ zone: 'UTC' }])
+    }
   })
 
   test('a hash stored under an earlier rule: the same text is unchanged, and only the hash is written again', async () => {

@@ -38,6 +38,20 @@ function preparing<T extends object>(client: T): T {
   })
 }
 
+/**
+ * A timestamptz as PostgreSQL writes it in a UTC session ("0001-01-01 00:00:00.5+00"), in ISO 8601
+ * for drizzle's `new Date(text)`: JavaScript reads PostgreSQL's own form as 2001 for any year below
+ * 100, and not at all with the seconds of a local mean time offset ("+00:09:21", Paris before 1911),
+ * hence the UTC sessions too.
+ */
+export function isoTimestamp(text: string): string {
+  const match = /^(\d{4,})-(\d\d)-(\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)\+00$/.exec(text)
+  return match ? `${match[1]}-${match[2]}-${match[3]}T${match[4]}Z` : text
+}
+
+/** PostgreSQL's type oid of timestamptz. */
+const TIMESTAMPTZ = 1184
+
 export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): PgStorage {
   const applicationName = sessionName(url)
   const client = postgres(url, {
@@ -46,11 +60,13 @@ export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): P
     onnotice: () => {},
     connect_timeout: 10,
     idle_timeout: 60,
-    ...(applicationName ? { connection: { application_name: applicationName } } : {}),
+    connection: { TimeZone: 'UTC', ...(applicationName ? { application_name: applicationName } : {}) },
     // Timestamps travel as timestamptz and come back as Date; bigint ids as numbers (mode: 'number').
   })
   const db = drizzle({ client: preparing(client) }) as PgDb
   const unprepared = drizzle({ client }) as PgDb
+  // drizzle has postgres-js hand it timestamps as PostgreSQL's text; as ISO text instead (isoTimestamp).
+  client.options.parsers[TIMESTAMPTZ] = isoTimestamp
   const txOf = (tx: Tx): PgTx => {
     if (tx.engine !== 'postgres') throw new Error('a SQLite transaction handed to the PostgreSQL storage')
     return tx.db

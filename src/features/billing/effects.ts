@@ -4,6 +4,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type TSchema, Type as T } from '@sinclair/typebox'
 import { validationFailed } from '../../http/problem'
+import { LAST_STORABLE_MS } from '../../lib/time'
 import type { Provider, SubscriptionChange } from './state'
 
 export interface PaymentFacts {
@@ -59,13 +60,8 @@ export interface ParsedEvent {
  * such an event is refused by its shape on either engine instead of failing halfway through.
  */
 export const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]*$'
-/**
- * The last moment of year 9999. Past it JavaScript writes a date as `+010000-…`, which PostgreSQL
- * cannot read (and no provider sends one): a later time is refused by the shape, on either engine.
- */
-const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
-/** A provider's time in Unix seconds (Stripe's), from 1970 to the end of year 9999. */
-export const UnixSeconds = T.Integer({ minimum: 0, maximum: Math.floor(LAST_MS / 1000) })
+/** A provider's time in Unix seconds (Stripe's), from 1970 to the end of year 9999 (lib/time.ts says why). */
+export const UnixSeconds = T.Integer({ minimum: 0, maximum: Math.floor(LAST_STORABLE_MS / 1000) })
 
 /** Metadata values: anything but NUL (a note set in the provider's dashboard may span lines). */
 export const WITHOUT_NUL = '^[^\\u0000]*$'
@@ -87,7 +83,7 @@ export function shapeCheck<T extends TSchema>(schema: T) {
 /** An ISO 8601 timestamp from a provider, or a 422 naming the field. */
 export function parseTime(value: string, path: string): Date {
   const ms = Date.parse(value)
-  if (Number.isNaN(ms) || ms < 0 || ms > LAST_MS)
+  if (Number.isNaN(ms) || ms < 0 || ms > LAST_STORABLE_MS)
     throw validationFailed(
       [{ path, message: 'must be an ISO 8601 date-time from 1970 to 9999' }],
       'The event is signed, but one of its times is not a date; nothing was changed.',

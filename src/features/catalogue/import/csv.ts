@@ -12,7 +12,7 @@ import { isSlug, normaliseTags, unstorable, UUID } from '../../../lib/text'
 import type { PromptInput } from '../store'
 import { DEFAULT_PROMPT_TYPE, previewOf, uuidV5 } from '../text'
 import { CsvParser, type CsvRecord, isCsvError } from './csv-parse'
-import { LIMITS, tagSlug } from './fields'
+import { LIMITS, tagSlug, timestampOf } from './fields'
 import { type FileImportOptions, FileRefused, importFile } from './file'
 import { addError, addWarning, type FileReport, newReport } from './report'
 import { type ByteSource, openForImport } from './source'
@@ -53,11 +53,8 @@ function describe(content: string): string {
   return previewOf(first, 160)
 }
 
-const timestamp = (value: string): number | null | undefined => {
-  if (value.trim() === '') return undefined
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN
-  return Number.isNaN(ms) ? null : ms
-}
+/** A timestamp column: empty → undefined, else the time or what is wrong with it. */
+const timestamp = (value: string): number | string | undefined => (value.trim() === '' ? undefined : timestampOf(value.trim()))
 
 export async function importPromptsCsv(target: ImportTarget, path: string, opts: CsvImportOptions): Promise<FileReport> {
   const report = newReport(opts.file, 'csv', opts.source)
@@ -142,7 +139,7 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
         ['created_at', createdAt],
         ['updated_at', updatedAt],
       ] as const)
-        if (value === null) problems.push([record.line, `"${name}" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z`])
+        if (typeof value === 'string') problems.push([record.line, `"${name}" ${value}`])
       const description = col('description') === -1 ? describe(content) : field('description')
       if (description.length > LIMITS.description) problems.push([record.line, `"description" is longer than ${LIMITS.description} characters`])
       const tags = normaliseTags(field('tags').split(','), tagSlug)
@@ -177,8 +174,9 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
         tags: tags.slice(0, LIMITS.tags),
         type,
         content,
-        createdAt: createdAt ?? undefined,
-        updatedAt: updatedAt ?? undefined,
+        // a time that is not one refused the row above
+        createdAt: typeof createdAt === 'number' ? createdAt : undefined,
+        updatedAt: typeof updatedAt === 'number' ? updatedAt : undefined,
       }
       await w.prompt(input)
     }

@@ -2,7 +2,18 @@
 // first, so a file's report lists all of them. A lone surrogate anywhere in a record (a "\ud800"
 // escape without its pair) refuses it: no text column can store one.
 import { cleanText, isSlug, normaliseTags, SLUG_MAX, slugify, unstorable } from '../../../lib/text'
+import { isStorableTime } from '../../../lib/time'
 import { DEFAULT_PROMPT_TYPE } from '../text'
+
+/**
+ * An imported ISO 8601 date and time as epoch milliseconds, or what is wrong with it: years 1 to
+ * 9999 in UTC (9999-12-31T23:00-05:00 is past them; lib/time.ts says why). JSON and CSV alike.
+ */
+export function timestampOf(value: string): number | string {
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(ms)) return 'must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z'
+  return isStorableTime(ms) ? ms : 'must fall in the years 1 to 9999 (in UTC)'
+}
 
 export const LIMITS = {
   title: 200,
@@ -128,16 +139,16 @@ export class RecordReader {
     return value
   }
 
-  /** An ISO 8601 timestamp, as epoch milliseconds. */
+  /** An ISO 8601 timestamp, as epoch milliseconds (timestampOf). */
   timestamp(key: string): number | undefined {
     const value = this.record[key]
     if (value === undefined || value === null) return undefined
-    const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN
-    if (Number.isNaN(ms)) {
-      this.fail(`"${key}" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00.000Z`)
+    const parsed = timestampOf(typeof value === 'string' ? value : '')
+    if (typeof parsed === 'string') {
+      this.fail(`"${key}" ${parsed}`)
       return undefined
     }
-    return ms
+    return parsed
   }
 
   /**
