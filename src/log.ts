@@ -130,6 +130,22 @@ function errorReplacer(_key: string, value: unknown) {
   return value instanceof Error ? serialiseError(value, 0) : value
 }
 
+/**
+ * An unexpected error for a terminal: its message, each cause's code and message, and its stack,
+ * with a failed query's parameters cut off as in the log (they may be thousands of imported rows).
+ */
+export function errorReport(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const top = serialiseError(error, 0)
+  const lines = [`${top.name}: ${top.message}`]
+  for (let cause = top.cause; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
+    const c = cause as { name?: string; code?: string | number; message?: string }
+    lines.push(`  cause: ${c.name ?? 'Error'}${c.code === undefined ? '' : ` ${c.code}`}: ${c.message}`)
+  }
+  if (typeof top.stack === 'string') lines.push(...top.stack.split('\n').filter((l) => /^\s+at /.test(l)))
+  return lines.join('\n')
+}
+
 /** How deep a chain of causes is followed (drizzle's error, then the driver's, then its cause). */
 const MAX_CAUSES = 4
 

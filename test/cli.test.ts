@@ -57,6 +57,15 @@ describe('promptlib CLI', () => {
     expect(r.stderr).not.toContain('secret-password')
   })
 
+  test('serve on a port another process holds stops with one line, not a stack', async () => {
+    const server = await startServer(await processEnv())
+    const r = cli(['serve'], { ...(await processEnv()), PORT: new URL(server.url).port, HOST: '127.0.0.1', DEMO_CATALOGUE: 'false' })
+    server.kill()
+    await server.exited
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^promptlib: .*in use.*\(EADDRINUSE\)$/)])
+  })
+
   test('user list and user set-tier', async () => {
     const env = await processEnv()
     expect(cli(['migrate'], env).code).toBe(0)

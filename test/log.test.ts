@@ -1,6 +1,6 @@
 // The access-log line is built by hand for speed; it must still be valid JSON with exact values.
 import { describe, expect, test } from 'bun:test'
-import { createMemoryLogger, hundredths } from '../src/log'
+import { createMemoryLogger, errorReport, hundredths } from '../src/log'
 import type { RequestId } from '../src/http/request-context'
 
 describe('hundredths', () => {
@@ -76,6 +76,17 @@ describe('an error in a log line', () => {
     expect(line!.error.message).toBe(`Failed query: ${insert}\nparams: (not logged)`)
     expect(line!.error.stack).toStartWith(`Error: Failed query: ${insert}\nparams: (not logged)\n    at `)
     expect(line!.error.cause).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE', message: expect.stringContaining('UNIQUE constraint failed') })
+
+    // and what the CLI prints for a defect: the same, as lines
+    const report = errorReport(failure)
+    expect(report).not.toContain('secret')
+    expect(report).not.toContain('ada@example.com')
+    expect(report.split('\n').slice(0, 3)).toEqual([
+      `Error: Failed query: ${insert}`,
+      'params: (not logged)',
+      expect.stringMatching(/^ {2}cause: SQLiteError SQLITE_CONSTRAINT_UNIQUE: UNIQUE constraint failed/),
+    ])
+    expect(report).toMatch(/\n {4}at /)
   })
 
   test('a cause that is its own cause ends the chain', () => {

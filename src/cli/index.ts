@@ -1,6 +1,6 @@
 // The command line (contract section 11): the same entry point behind `bun run cli` and the binary.
 import { type Config, ConfigError, loadConfig } from '../config'
-import { createLogger } from '../log'
+import { createLogger, errorReport } from '../log'
 import { VERSION } from '../version'
 import { type CliContext, DatabaseUnavailableError, explainStorageError, openCommandStorage, UsageError } from './context'
 import { BACKUP_USAGE, DB_USAGE, EXPORT_USAGE, IMPORT_USAGE, RESTORE_USAGE } from './usage'
@@ -103,6 +103,14 @@ export async function runCli(argv: string[], io: Pick<CliContext, 'out' | 'err'>
       io.err(`promptlib: ${explained}`)
       return 1
     }
-    throw error
+    // The system refused something (a port in use, a permission): the operator's to fix.
+    const code = (error as { code?: unknown } | null)?.code
+    if (error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+      io.err(`promptlib: ${error.message} (${code})`)
+      return 1
+    }
+    // A defect: reported in full, but a failed query's parameters (imported rows, hashes) left out.
+    io.err(`promptlib: unexpected error (a defect; please report it with what follows)\n${errorReport(error)}`)
+    return 70
   }
 }
