@@ -26,6 +26,7 @@ import { signStripe, startFakeStripe } from '../test/support/fake-stripe'
 import { ROOT, startServer } from '../test/support/process'
 import { tempDir } from './bench/lib'
 import { findLeak, leakDetectors } from './fuzz/leaks'
+import { type McpTool, mcpCase } from './fuzz/mcp-cases'
 import { type AuthKind, type HttpCase, type KnownValues, operationCase, operationsOf } from './fuzz/openapi-cases'
 import { type RawCase, rawCase, sendRaw } from './fuzz/raw'
 import { signedDelivery } from './fuzz/webhooks'
@@ -153,12 +154,21 @@ const known: KnownValues = {
 
 const doc = await call('/api/openapi.json')
 const operations = operationsOf(doc)
+const tools = (
+  (await call('/api/mcp', {
+    method: 'POST',
+    token: pro.pat,
+    headers: { accept: 'application/json, text/event-stream' },
+    json: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+  })) as { result: { tools: McpTool[] } }
+).result.tools
 const rawContext = { token: pro.jwt, promptId: prompts[0]! }
 
 type SignedCase = { kind: 'signed'; provider: 'card' | 'wallet'; body: string }
 type Case = HttpCase | RawCase | SignedCase
 const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(
-  { arbitrary: fc.oneof(...operations.map((op) => operationCase(op, known))), weight: 85 },
+  { arbitrary: fc.oneof(...operations.map((op) => operationCase(op, known))), weight: 78 },
+  { arbitrary: mcpCase(tools, known), weight: 7 },
   { arbitrary: signedDelivery([free.id, starter.id, pro.id]).map((d): Case => ({ kind: 'signed', ...d })), weight: 5 },
   { arbitrary: rawCase(rawContext), weight: 10 },
 )
@@ -190,8 +200,12 @@ function authorization(auth: AuthKind, i: number): string | null {
       const forged = [`${head}.${body}.AAAA`, `eyJhbGciOiJub25lIn0.${body}.`, `${head}.${body!.slice(0, 10)}.x`, `${head}..`]
       return `Bearer ${forged[i % forged.length]}`
     }
-    case 'malformed-header':
-      return ['Bearer', 'Bearer  ', 'Basic dXNlcjpwYXNz', `bearer ${pro.jwt}`, `Bearer ${pro.jwt} extra`, `${pro.jwt}`][i % 6]!
+    case 'malformed-header': {
+      // a victim's token: "bearer" in lower case is a valid scheme, and DELETE /api/user/me with it
+      // deleted the pro user, after which every pro-jwt and pro-pat case only tested a 401
+      const jwt = victimFor(i).jwt
+      return ['Bearer', 'Bearer  ', 'Basic dXNlcjpwYXNz', `bearer ${jwt}`, `Bearer ${jwt} extra`, `${jwt}`][i % 6]!
+    }
   }
 }
 

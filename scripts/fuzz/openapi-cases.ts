@@ -55,7 +55,7 @@ export function operationsOf(doc: Schema): Operation[] {
 }
 
 /** A valid value for a schema (as far as the schema says; the handlers check more). */
-function valid(schema: Schema, name: string, known: KnownValues, depth = 0): fc.Arbitrary<unknown> {
+export function valid(schema: Schema, name: string, known: KnownValues, depth = 0): fc.Arbitrary<unknown> {
   if (!schema || depth > 4) return fc.constant(null)
   const fromServer = known[name]
   if (fromServer && fromServer.length > 0 && (schema.type === 'string' || schema.anyOf === undefined)) {
