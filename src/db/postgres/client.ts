@@ -44,7 +44,7 @@ function preparing<T extends object>(client: T): T {
  * 100, and not at all with the seconds of a local mean time offset ("+00:09:21", Paris before 1911),
  * hence the UTC sessions too.
  */
-export function isoTimestamp(text: string): string {
+function isoTimestamp(text: string): string {
   const match = /^(\d{4,})-(\d\d)-(\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)\+00$/.exec(text)
   return match ? `${match[1]}-${match[2]}-${match[3]}T${match[4]}Z` : text
 }

@@ -60,11 +60,10 @@ export interface ParsedEvent {
  * such an event is refused by its shape on either engine instead of failing halfway through.
  */
 export const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]*$'
-/** A provider's time in Unix seconds (Stripe's), from 1970 to the end of year 9999 (lib/time.ts says why). */
-export const UnixSeconds = T.Integer({ minimum: 0, maximum: Math.floor(LAST_STORABLE_MS / 1000) })
-
 /** Metadata values: anything but NUL (a note set in the provider's dashboard may span lines). */
 export const WITHOUT_NUL = '^[^\\u0000]*$'
+/** A provider's time in Unix seconds (Stripe's), from 1970 to the end of year 9999 (lib/time.ts says why). */
+export const UnixSeconds = T.Integer({ minimum: 0, maximum: Math.floor(LAST_STORABLE_MS / 1000) })
 
 /**
  * A compiled shape check. A signed event that is valid JSON but not the shape its type promises
