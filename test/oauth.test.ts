@@ -140,6 +140,25 @@ describe('callback: accounts', () => {
     expect(await sqlNumber(t.storage, 'SELECT count(*) FROM oauth_identities WHERE user_id = $1', [first.id])).toBe(1)
   })
 
+  test('a NUL (U+0000) in what the provider reports is no server error, on either engine (PostgreSQL cannot hold it)', async () => {
+    const before = t.log.lines().length
+    // an identity already linked, whose provider now reports an address with a NUL
+    const linked = oidcUser()
+    const first = await me(expectToken((await signIn(t, 'provider-a', linked.sub)).fragment))
+    linked.email = 'grace\u0000@example.com'
+    expect((await me(expectToken((await signIn(t, 'provider-a', linked.sub)).fragment))).id).toBe(first.id)
+    // a new user whose address or name holds one
+    expectError((await signIn(t, 'provider-a', oidcUser({ email: 'new\u0000@example.com' }).sub)).fragment, 'email_unverified')
+    const named = await me(expectToken((await signIn(t, 'provider-a', oidcUser({ name: 'Ada\u0000Lovelace' }).sub)).fragment))
+    expect(named.name).not.toContain('\u0000')
+    expect(
+      t.log
+        .lines()
+        .slice(before)
+        .filter((l) => l.level === 'error'),
+    ).toEqual([])
+  })
+
   test('no verified e-mail and no linked identity → #error=email_unverified, no account made', async () => {
     const users = await sqlNumber(t.storage, 'SELECT count(*) FROM users')
     expectError((await signIn(t, 'provider-a', oidcUser({ email_verified: false }).sub)).fragment, 'email_unverified')

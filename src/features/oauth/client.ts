@@ -12,6 +12,7 @@ import {
   UnexpectedErrorResponseBodyError,
   UnexpectedResponseError,
 } from 'arctic'
+import { CONTROL_CHARS } from '../../http/text'
 import type { ProviderSettings } from './providers'
 import { type ProviderProfile, SignInFailure } from './sign-in'
 
@@ -104,8 +105,14 @@ function subjectOf(info: Record<string, unknown>): string | null {
       : typeof info.id === 'string' || (typeof info.id === 'number' && Number.isSafeInteger(info.id))
         ? String(info.id)
         : null
-  return raw !== null && raw !== '' && raw.length <= MAX_SUBJECT && !/[\u0000-\u001f\u007f]/.test(raw) ? raw : null
+  return raw !== null && raw !== '' && raw.length <= MAX_SUBJECT && !CONTROL_CHARS.test(raw) ? raw : null
 }
+
+/**
+ * An address as the provider reports it, or null: one with a control character is no address
+ * (and PostgreSQL could not even store the NUL it may hold, where the identity records it).
+ */
+const addressOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' && !CONTROL_CHARS.test(value) ? value : null)
 
 const firstString = (...values: unknown[]) => values.find((v): v is string => typeof v === 'string' && v.trim() !== '') ?? null
 
@@ -113,7 +120,7 @@ const firstString = (...values: unknown[]) => values.find((v): v is string => ty
 function primaryVerified(list: unknown): string | null {
   if (!Array.isArray(list)) throw new SignInFailure('provider_error', 'e-mail list: not a list')
   const primary = list.find((e) => isObject(e) && e.primary === true)
-  return isObject(primary) && primary.verified === true && typeof primary.email === 'string' ? primary.email : null
+  return isObject(primary) && primary.verified === true ? addressOf(primary.email) : null
 }
 
 export function providerClient(settings: ProviderSettings) {
@@ -153,7 +160,7 @@ export function providerClient(settings: ProviderSettings) {
         const email = primaryVerified(await getJson(settings.emailsUrl, accessToken, signal, 'e-mail list'))
         return { subject, email, emailVerified: email !== null, name }
       }
-      const email = typeof info.email === 'string' && info.email !== '' ? info.email : null
+      const email = addressOf(info.email)
       // Some providers send the flag as the string "true".
       return { subject, email, emailVerified: email !== null && (info.email_verified === true || info.email_verified === 'true'), name }
     },
