@@ -1,7 +1,7 @@
 // Defects scripts/fuzz.ts found, each pinned: what a hostile client sent, and what the service
 // must do instead of what it did.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { json, problem, register, setTier } from './support/app'
+import { json, loggedSince, problem, register, setTier } from './support/app'
 import { billingCounts, checkoutCompleted, paymentsApp, subscriptionEvent, subscriptionObject } from './support/billing'
 import { PAYPAL_PLANS, paypalEvent } from './support/fake-paypal'
 import { stripeEvent } from './support/fake-stripe'
@@ -74,11 +74,6 @@ describe('a body cut off by a client that goes away', () => {
 // PostgreSQL (scripts/fuzz.ts --engine postgres). No id, address or provider key holds a NUL.
 describe('NUL (U+0000) where a client or a provider sends an id', () => {
   const NUL = 'a\u0000b'
-  const errorsSince = (before: number) =>
-    t.log
-      .lines()
-      .slice(before)
-      .filter((line) => line.level === 'error')
 
   test('in the path: the 404 of any unknown id', async () => {
     const { token, user } = await register(t)
@@ -86,14 +81,14 @@ describe('NUL (U+0000) where a client or a provider sends an id', () => {
     const before = t.log.lines().length
     await problem(await t.request(`/api/skills/${encodeURIComponent(NUL)}`, { token }), 404, 'not_found')
     await problem(await t.request(`/api/user/tokens/${encodeURIComponent(NUL)}`, { method: 'DELETE', token }), 404, 'not_found')
-    expect(errorsSince(before)).toEqual([])
+    expect(loggedSince(t, before)).toEqual([])
   })
 
   test('in the e-mail of a login: wrong credentials, as for any unknown address', async () => {
     const before = t.log.lines().length
     const json = { email: `x${NUL}@example.com`, password: 'a sufficiently long passphrase' }
     await problem(await t.request('/api/auth/login', { method: 'POST', json }), 401, 'invalid_credentials')
-    expect(errorsSince(before)).toEqual([])
+    expect(loggedSince(t, before)).toEqual([])
   })
 
   test('in a signed event’s ids, user ids included: refused as not the shape of an event, nothing stored', async () => {
@@ -120,7 +115,7 @@ describe('NUL (U+0000) where a client or a provider sends an id', () => {
     for (const body of card) await problem(await payments.deliverCard(body), 422, 'validation_failed')
     for (const body of wallet) await problem(await payments.deliverWallet(body), 422, 'validation_failed')
     expect(await billingCounts(t)).toEqual(counts)
-    expect(errorsSince(before)).toEqual([])
+    expect(loggedSince(t, before)).toEqual([])
     // A note with line breaks in the metadata is no id, and no reason to refuse a payment.
     const noted = { ...session, id: `cs_${crypto.randomUUID()}`, metadata: { user_id: user.id, tier: 'pro', note: 'two\nlines' } }
     expect((await payments.deliverCard(stripeEvent('checkout.session.completed', noted))).status).toBe(200)
@@ -171,12 +166,7 @@ describe('an offset larger than any JSON number holds exactly', () => {
     }
     const tool = await json(await rawMcp(t, rpc('tools/call', { name: 'list_favorites', arguments: { offset: 1e20 } }), { token }))
     expect(toolProblem(tool.result)).toMatchObject({ code: 'validation_failed' })
-    expect(
-      t.log
-        .lines()
-        .slice(before)
-        .filter((l) => l.level === 'error'),
-    ).toEqual([])
+    expect(loggedSince(t, before)).toEqual([])
   })
 
   test('an amount in a signed event past what a double holds exactly is refused by its shape', async () => {

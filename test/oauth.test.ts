@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { loadConfig } from '../src/config'
 import { FlowSealer } from '../src/features/oauth/flow-state'
 import { providerSettings } from '../src/features/oauth/providers'
-import { GOOD_PASSWORD, json, makeTestApp, problem, register, setTier, TEST_JWT_SECRET, uniqueEmail } from './support/app'
+import { GOOD_PASSWORD, json, loggedSince, makeTestApp, problem, register, setTier, TEST_JWT_SECRET, uniqueEmail } from './support/app'
 import { authorize, finishFlow, MockProvider, signIn, startFlow } from './support/oauth-provider'
 import { sqlNumber } from './support/sql'
 
@@ -151,12 +151,7 @@ describe('callback: accounts', () => {
     expectError((await signIn(t, 'provider-a', oidcUser({ email: 'new\u0000@example.com' }).sub)).fragment, 'email_unverified')
     const named = await me(expectToken((await signIn(t, 'provider-a', oidcUser({ name: 'Ada\u0000Lovelace' }).sub)).fragment))
     expect(named.name).not.toContain('\u0000')
-    expect(
-      t.log
-        .lines()
-        .slice(before)
-        .filter((l) => l.level === 'error'),
-    ).toEqual([])
+    expect(loggedSince(t, before)).toEqual([])
   })
 
   test('no verified e-mail and no linked identity → #error=email_unverified, no account made', async () => {

@@ -123,6 +123,13 @@ export async function setTier(t: TestApp, userId: string, tier: 'free' | 'starte
 export const json = (res: Response): Promise<any> => res.json()
 
 /** Asserts the contract's error shape and returns the body. */
+/** What `t` logged at `level` after its first `before` lines (take t.log.lines().length before acting). */
+export const loggedSince = (t: TestApp, before: number, level = 'error') =>
+  t.log
+    .lines()
+    .slice(before)
+    .filter((line) => line.level === level)
+
 export async function problem(res: Response, status: number, code: string): Promise<Record<string, unknown>> {
   const text = await res.text()
   let body: Record<string, unknown>
