@@ -2,7 +2,9 @@
 // every run is the same) is written as a catalogue JSON file and imported with the real
 // `promptlib import` into a temporary data directory (timed); then the real server is started
 // on it and sequential GET /api/search requests of varied realistic queries go over loopback
-// HTTP from one client. Prints the import time and the search latency percentiles.
+// HTTP from one client. Prints the import time and the search latency percentiles, then the
+// floor under them measured in the same run: the same queries against a bare Bun.serve that runs
+// the server's own search adapter (scripts/bench/search-adapter-baseline.ts).
 //
 //   bun scripts/bench-search.ts                    100,000 prompts, 2,000 queries, SQLite
 //   options: --prompts N --queries N --seed N --binary dist/promptlib --keep
@@ -11,11 +13,12 @@
 //                                                  cluster of its own (scripts/postgres.sh)
 import { spawnSync } from 'node:child_process'
 import { rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import postgres from 'postgres'
 import { generateCatalogue, generateQueries } from './bench/catalogue-data'
 import { freePort, ROOT, startProcess, tempDir } from './bench/lib'
+import type { AdapterPlan } from './bench/search-adapter-baseline'
 
 const { values: opts } = parseArgs({
   options: {
@@ -104,13 +107,18 @@ try {
   for (const q of generateQueries(300, 99)) await (await fetch(`${url}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer()
   const times: number[] = []
   const totals: number[] = []
-  for (const q of queries) {
+  const plans: Record<string, AdapterPlan> = {}
+  const paths = queries.map((q) => `/api/search?q=${encodeURIComponent(q)}`)
+  for (const [i, q] of queries.entries()) {
+    const path = paths[i]!
     const started = performance.now()
-    const res = await fetch(`${url}/api/search?q=${encodeURIComponent(q)}`)
-    const body = (await res.json()) as { total: number }
+    const res = await fetch(url + path)
+    const text = await res.text()
     times.push(performance.now() - started)
     if (res.status !== 200) throw new Error(`search "${q}" answered ${res.status}`)
-    totals.push(body.total)
+    totals.push((JSON.parse(text) as { total: number }).total)
+    const headers = [...res.headers].filter(([k]) => k === 'content-type' || k === 'x-content-type-options') as [string, string][]
+    plans[path] = { q, headers, body: text }
   }
   const sorted = [...times].sort((a, b) => a - b)
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
@@ -129,6 +137,8 @@ try {
     .sort((a, b) => b[0] - a[0])
     .slice(0, 5)
   console.log(`  slowest: ${slow.map(([ms, q]) => `"${q}" ${ms.toFixed(1)} ms`).join(', ')}`)
+  await server.stop()
+  await adapterBaseline(plans, paths, p50)
 } finally {
   await server.stop()
   if (!opts.keep) rmSync(dataDir, { recursive: true, force: true })
@@ -139,4 +149,35 @@ try {
     await admin.end()
   }
   if (!opts.keep) stopCluster()
+}
+
+/**
+ * The floor under those figures, in the same run: the same queries, one after another, against a
+ * bare Bun.serve that runs the server's own search adapter for them (scripts/bench/
+ * search-adapter-baseline.ts). The server was stopped first, so the two never share the cores.
+ */
+async function adapterBaseline(plans: Record<string, AdapterPlan>, paths: string[], serverP50: number) {
+  const planFile = join(tempDir('promptlib-search-plan-'), 'plan.json')
+  writeFileSync(planFile, JSON.stringify(plans))
+  const basePort = freePort()
+  const baseUrl = `http://127.0.0.1:${basePort}`
+  const script = join(ROOT, 'scripts/bench/search-adapter-baseline.ts')
+  const baseline = await startProcess([process.execPath, script, String(basePort), planFile], env, baseUrl, '/', 60_000)
+  try {
+    // No warm-up here: before it listened, the baseline ran every query once to check its answer.
+    const times: number[] = []
+    for (const path of paths) {
+      const started = performance.now()
+      await (await fetch(baseUrl + path)).arrayBuffer()
+      times.push(performance.now() - started)
+    }
+    const sorted = times.sort((a, b) => a - b)
+    const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+    console.log(
+      `  floor: the same queries in a bare Bun.serve running the server's own search adapter: p50 ${pct(50).toFixed(2)} ms   p90 ${pct(90).toFixed(2)} ms   p99 ${pct(99).toFixed(2)} ms; the server's p50 is ${(serverP50 / pct(50)).toFixed(2)} × it`,
+    )
+  } finally {
+    await baseline.stop()
+    rmSync(dirname(planFile), { recursive: true, force: true })
+  }
 }
