@@ -14,7 +14,7 @@ import { cpus, totalmem } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ROOT } from './bench/lib'
-import { type Figure, parseFigures, svgChart } from './benchmarks/report'
+import { briefOf, type Figure, parseFigures, svgChart } from './benchmarks/report'
 
 const { values: opts } = parseArgs({
   options: {
@@ -177,14 +177,15 @@ for (const bench of selected) {
     writeFileSync(join(chartsDir, `${bench.name}.svg`), svgChart(bench.name, figures))
     chart = `\n![${bench.name}: measured against target](${relative(dirname(opts.out), join(chartsDir, `${bench.name}.svg`))})\n`
   }
-  const lines = figures.map((f) => `| ${f.text.replaceAll('|', '\\|')} | ${f.ok ? 'ok' : '**MISSED**'} |`)
+  const cell = (text: string) => text.replaceAll('|', '\\|')
+  const lines = figures.map((f) => `| ${cell(f.text)} | ${cell(briefOf(f))} | ${f.ok ? 'ok' : '**MISSED**'} |`)
   sections.push(
     [
       `## ${bench.name} (issue ${bench.issue})`,
       '',
       `${bench.what}. \`bun scripts/${bench.args.join(' ')}\`: ${verdict} in ${seconds.toFixed(0)} s.`,
       '',
-      ...(lines.length > 0 ? ['| figure | |', '|---|---|', ...lines] : ['(no target lines printed)']),
+      ...(lines.length > 0 ? ['| line printed | target | |', '|---|---|---|', ...lines] : ['(no target lines printed)']),
       chart,
       '<details><summary>output</summary>',
       '',
@@ -211,7 +212,7 @@ writeFileSync(
     '',
     '## Summary',
     '',
-    `${allFigures.length - missed.length} of ${allFigures.length} targets and checks met${missed.length ? `; missed: ${missed.map((f) => `${f.bench}: ${f.label}`).join('; ')}` : ''}.`,
+    `${allFigures.length - missed.length} of ${allFigures.length} targets and checks met${missed.length ? `; missed: ${missed.map((f) => `${f.bench}: ${briefOf(f)}`).join('; ')}` : ''}.`,
     '',
     '| script | issue | what | run | targets and checks met | time |',
     '|---|---|---|---|---|---|',

@@ -1,7 +1,7 @@
 // scripts/benchmarks.ts reads the targets from what each script prints: the reading, checked on
 // the shapes the scripts print.
 import { describe, expect, test } from 'bun:test'
-import { parseFigures, svgChart } from '../scripts/benchmarks/report'
+import { briefOf, parseFigures, svgChart } from '../scripts/benchmarks/report'
 
 describe('benchmark report', () => {
   test('a figure per target: its value, the target, the direction and the verdict', () => {
@@ -24,6 +24,16 @@ describe('benchmark report', () => {
       ['median: server', 3075, 2000, true, true],
       ['added at p50', 1.2, 10, false, true],
     ])
+  })
+
+  test('a label ends at the value, keeps its brackets closed, and reads as a brief with the target', () => {
+    const figures = parseFigures('data: import of 100,000 prompts (250 MB of JSON): 8.9 s (target ≤ 8 s: MISSED), peak RSS 197 MB (target ≤ 300: ok)')
+    expect(figures.map((f) => [f.label, f.measured, f.target, f.ok])).toEqual([
+      ['data: import of 100,000 prompts (250 MB of JSON)', 8.9, 8, false],
+      ['peak RSS', 197, 300, true],
+    ])
+    expect(figures.map(briefOf)).toEqual(['data: import of 100,000 prompts (250 MB of JSON) 8.9 (≤ 8)', 'peak RSS 197 (≤ 300)'])
+    expect(briefOf(parseFigures('ok   PRAGMA integrity_check: ok')[0]!)).toBe('PRAGMA integrity_check')
   })
 
   test('a proof script’s checks are figures without a value', () => {

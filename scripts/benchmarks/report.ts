@@ -58,8 +58,21 @@ export function parseFigures(output: string): Figure[] {
  */
 function labelOf(line: string, before: string, valueAt: number | undefined, numbers: number): string {
   if (numbers > 2 && /^[\w-]+\s{2,}[\d,]/.test(line)) return `${line.split(/\s+/)[0]} ratio`
-  const head = (valueAt === undefined ? before : before.slice(0, valueAt)).split(/\s{2,}|\)|\b(?:ok|MISSED)\b/).at(-1) ?? ''
-  return head.replace(/[\s:(;,]+$/, '').trim() || line.slice(0, 40)
+  // The last piece with a word in it: "import of 100,000 prompts (250 MB of JSON): 8.9 s" ends in ": ".
+  const pieces = (valueAt === undefined ? before : before.slice(0, valueAt)).split(/\s{2,}|\)|\b(?:ok|MISSED)\b/)
+  const head = pieces.findLast((piece) => /[a-z]/i.test(piece)) ?? ''
+  const label = head
+    .replace(/[\s:(;,]+$/, '')
+    .replace(/^[\s:;,]+/, '')
+    .trim()
+  if (!label) return line.slice(0, 40)
+  return label.split('(').length > label.split(')').length ? `${label})` : label
+}
+
+/** A figure in a few words: what, the value and the target ("p50 5.76 (≤ 5)"), or a check's name. */
+export function briefOf(f: Figure): string {
+  if (f.target === null || f.measured === null) return f.label
+  return `${f.label} ${f.measured} (${f.atLeast ? '≥' : '≤'} ${f.target})`
 }
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
