@@ -17,6 +17,7 @@ import { bytewise, record, type SummaryRow, summaryColumns } from './store.pg'
 const ROWS_PER_STATEMENT = 1000
 const rowsOf = <T>(result: unknown) => result as T[]
 
+/** ts_rank_cd weights {D, C, B, A}: title 1.0, tags 0.6, description 0.4, in the ratio of SQLite's bm25 weights (10, 6, 4). */
 const HEAD_WEIGHTS = '{0.1,0.4,0.6,1.0}'
 /** At most this many head matches (the newest) are ranked, as on SQLite. */
 const HEAD_RANK_CAP = 5000

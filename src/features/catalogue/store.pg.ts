@@ -57,7 +57,6 @@ export const LISTING_ORDER: Record<Sort, SQL[]> = {
   title: [asc(bytewise(sql`lower(${prompts.title})`)), asc(prompts.seq)],
 }
 
-/** ts_rank_cd weights {D, C, B, A}: title 10, tags 6, description 4 (as SQLite's bm25 weights). */
 /** Rows read or written per statement by the upsert. */
 const ROWS_PER_STATEMENT = 1000
 
