@@ -136,6 +136,10 @@ describe('the server process', () => {
       const controller = new AbortController()
       const held = await Promise.all([a.url, a.url, b.url].map((url) => openStream(url, starter, controller.signal)))
       expect(held.map((r) => r.status)).toEqual([200, 200, 200])
+      // The three are running when the fourth asks (a stream that ended early frees its place: its row says why).
+      const me = (await (await fetch(`${a.url}/api/user/me`, { headers: { authorization: `Bearer ${starter}` } })).json()) as { id: string }
+      const rows = await historyRows(await storageOf(env), me.id)
+      expect(rows.map((r) => `${r.status}${r.error_code ? ` ${r.error_code}` : ''}`)).toEqual(['running', 'running', 'running'])
       for (const url of [a.url, b.url]) {
         const refused = await openStream(url, starter, new AbortController().signal)
         expect(refused.status).toBe(429)
