@@ -120,14 +120,13 @@ try {
     const headers = [...res.headers].filter(([k]) => k === 'content-type' || k === 'x-content-type-options') as [string, string][]
     plans[path] = { q, headers, body: text }
   }
-  const sorted = [...times].sort((a, b) => a - b)
-  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+  const pct = percentiles(times)
   const p50 = pct(50)
   const p99 = pct(99)
   const [p50Target, p99Target] = onPostgres ? [5, 20] : [2, 10]
   console.log(`\nsearch: ${queryCount} sequential queries over loopback HTTP, one client`)
   console.log(
-    `  p50 ${p50.toFixed(2)} ms (target <= ${p50Target})${p50 <= p50Target ? '  ok' : '  MISSED'}   p90 ${pct(90).toFixed(2)} ms   p99 ${p99.toFixed(2)} ms (target <= ${p99Target})${p99 <= p99Target ? '  ok' : '  MISSED'}   max ${sorted.at(-1)!.toFixed(2)} ms`,
+    `  p50 ${p50.toFixed(2)} ms (target <= ${p50Target})${p50 <= p50Target ? '  ok' : '  MISSED'}   p90 ${pct(90).toFixed(2)} ms   p99 ${p99.toFixed(2)} ms (target <= ${p99Target})${p99 <= p99Target ? '  ok' : '  MISSED'}   max ${pct(100).toFixed(2)} ms`,
   )
   const empty = totals.filter((n) => n === 0).length
   const capped = totals.filter((n) => n >= 1000).length
@@ -151,6 +150,12 @@ try {
   if (!opts.keep) stopCluster()
 }
 
+/** The p-th percentile of `times` (ms), for any p from 0 to 100 (100: the largest). */
+function percentiles(times: number[]): (p: number) => number {
+  const sorted = [...times].sort((a, b) => a - b)
+  return (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
 /**
  * The floor under those figures, in the same run: the same queries, one after another, against a
  * bare Bun.serve that runs the server's own search adapter for them (scripts/bench/
@@ -171,8 +176,7 @@ async function adapterBaseline(plans: Record<string, AdapterPlan>, paths: string
       await (await fetch(baseUrl + path)).arrayBuffer()
       times.push(performance.now() - started)
     }
-    const sorted = times.sort((a, b) => a - b)
-    const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+    const pct = percentiles(times)
     console.log(
       `  floor: the same queries in a bare Bun.serve running the server's own search adapter: p50 ${pct(50).toFixed(2)} ms   p90 ${pct(90).toFixed(2)} ms   p99 ${pct(99).toFixed(2)} ms; the server's p50 is ${(serverP50 / pct(50)).toFixed(2)} × it`,
     )
