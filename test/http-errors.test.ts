@@ -2,6 +2,7 @@
 // request id on every response.
 import { describe, expect, test } from 'bun:test'
 import { DrizzleQueryError } from 'drizzle-orm/errors'
+import { t as tType } from 'elysia'
 import { makeTestApp, problem, uniqueEmail, GOOD_PASSWORD } from './support/app'
 import { sqlRows } from './support/sql'
 
@@ -18,6 +19,11 @@ t.app.get('/api/test-only/nul', async () => {
   if (t.storage.engine === 'postgres') return sqlRows(t.storage, 'SELECT $1::text AS v', ['a\u0000b'])
   const refusal = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' })
   throw new DrizzleQueryError('SELECT $1::text AS v', ['a\u0000b'], refusal)
+})
+
+// A route whose answer breaks its own schema (a defect on our side), holding a secret-like value.
+t.app.get('/api/test-only/bad-answer', () => ({ token: 42, note: 'plib_pat_secret-value' }) as unknown as { token: string; note: string }, {
+  response: { 200: tType.Object({ token: tType.String(), note: tType.String() }) },
 })
 
 const post = (body: string | Uint8Array | null, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
@@ -102,6 +108,16 @@ describe('error shape', async () => {
     for (const leak of ['SELECT', 'secret', '/srv/', 'db.ts', 'at ']) expect(text).not.toContain(leak)
     const logged = t.log.lines().find((l) => l.msg === 'unhandled error' && l.request_id === 'boom-request-1')
     expect(logged).toBeDefined()
+  })
+
+  test('an answer that fails its own schema → 500 internal_error, logged with its fields but not its values', async () => {
+    const res = await t.request('/api/test-only/bad-answer', { headers: { 'x-request-id': 'bad-answer-1' } })
+    const text = await res.clone().text()
+    await problem(res, 500, 'internal_error')
+    for (const leak of ['token', 'plib_pat_', '42']) expect(text).not.toContain(leak)
+    const logged = t.log.lines().find((l) => l.msg === 'an answer failed its own schema' && l.request_id === 'bad-answer-1')
+    expect(logged?.fields).toEqual([{ path: '/token', message: expect.any(String) }])
+    expect(JSON.stringify(logged)).not.toContain('plib_pat_')
   })
 
   test('a failure in a check that runs before the body (the login rate limit, on a closed database) is 500, not malformed_json', async () => {

@@ -33,6 +33,15 @@ function fieldErrors(error: ValidationError): FieldError[] {
   return out
 }
 
+/**
+ * An answer that failed its own schema: a defect on our side, never the client's (500). Its field
+ * errors name paths and expectations only, not the values, which may be a token or an e-mail.
+ */
+export function responseSchemaFailure(code: string | number, error: unknown): FieldError[] | null {
+  if (code !== 'VALIDATION' || (error as ValidationError).type !== 'response') return null
+  return fieldErrors(error as ValidationError)
+}
+
 export function toProblem(code: string | number, error: unknown): ProblemError {
   if (error instanceof ProblemError) return error
   // Before the codes: Elysia files an error thrown in a route's parse hook (the auth rate limit is
@@ -42,6 +51,7 @@ export function toProblem(code: string | number, error: unknown): ProblemError {
   switch (code) {
     case 'VALIDATION': {
       const validation = error as ValidationError
+      if (validation.type === 'response') break
       const where = LOCATION_LABEL[validation.type] ?? 'request'
       return validationFailed(fieldErrors(validation), `The ${where} is not valid.`)
     }

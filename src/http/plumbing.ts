@@ -3,14 +3,16 @@
 import { Elysia } from 'elysia'
 import { isUnstorableText } from '../db/errors'
 import type { Logger } from '../log'
-import { toProblem } from './errors'
+import { responseSchemaFailure, toProblem } from './errors'
 import { problemResponse, ProblemError } from './problem'
 import { requestInfo } from './request-context'
 
 export function plumbing({ log }: { log: Logger }) {
   return new Elysia({ name: 'plumbing' }).error({ ProblemError }).onError({ as: 'global' }, ({ code, error, request, route, set }) => {
     const problem = toProblem(code, error)
-    if (problem.code === 'database_busy')
+    const badAnswer = responseSchemaFailure(code, error)
+    if (badAnswer) log.error('an answer failed its own schema', { request_id: requestInfo(request).id, route, fields: badAnswer })
+    else if (problem.code === 'database_busy')
       log.warn('database busy: a write waited its whole lock timeout', { request_id: requestInfo(request).id, route })
     else if (isUnstorableText(error)) log.warn('a NUL reached PostgreSQL; refused', { request_id: requestInfo(request).id, route })
     else if (problem.status >= 500) log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
