@@ -13,7 +13,7 @@ import type { AccountsService } from '../accounts'
 import type { MailService } from '../mail'
 import type { Effect, ParsedEvent, PaymentFacts } from './effects'
 import { captureEffect, parsePaypalEvent, type WalletSettings } from './providers/paypal-events'
-import { notConfigured } from './providers/errors'
+import { notConfigured, providerFailed } from './providers/errors'
 import type { PaypalSignature, WalletProvider } from './providers/paypal'
 import type { CardProvider } from './providers/stripe'
 import { type CardPrices, parseStripeEvent } from './providers/stripe-events'
@@ -87,6 +87,15 @@ export function createBillingService({ store, transaction, accounts, mail, card,
 
   type User = NonNullable<Awaited<ReturnType<typeof accounts.userById>>>
 
+  /**
+   * Remembers the user's customer from a paid checkout. A customer already linked to another user
+   * keeps that link (a customer is one user's); the payment is the event's user's all the same.
+   */
+  async function linkCustomer(userId: string, provider: Provider, customerId: string, tx: Tx): Promise<void> {
+    if ((await store.linkCustomer(userId, provider, customerId, tx)) === null)
+      log.warn('payment names a customer linked to another user; that link stands', { provider, customer_id: customerId, user_id: userId })
+  }
+
   const queueMail = (user: User, dedupeKey: string, subject: string, text: string, tx: Tx) =>
     mail.enqueue({ dedupeKey, userId: user.id, to: user.email, subject, text }, tx)
 
@@ -112,7 +121,7 @@ export function createBillingService({ store, transaction, accounts, mail, card,
       await store.lockUser(userId, tx)
       const user = await accounts.userById(userId, tx)
       if (user === null) return { outcome: 'unknown_user', mailed: false }
-      if (effect.customerId) await store.linkCustomer(userId, provider, effect.customerId, tx)
+      if (effect.customerId) await linkCustomer(userId, provider, effect.customerId, tx)
       // A capture and its webhook are one payment: whichever comes second finds it recorded.
       if (!(await recordPayment(userId, provider, payment, effect.grants, tx))) return { outcome: 'duplicate_payment', mailed: false }
       if (!effect.grants) {
@@ -144,7 +153,7 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     await store.lockUser(userId, tx)
     const user = await accounts.userById(userId, tx)
     if (user === null) return { outcome: 'unknown_user', mailed: false }
-    if (effect.linkCustomer && effect.customerId) await store.linkCustomer(userId, change.provider, effect.customerId, tx)
+    if (effect.linkCustomer && effect.customerId) await linkCustomer(userId, change.provider, effect.customerId, tx)
     // Read again under the user's lock: another instance may have changed it meanwhile.
     const now = new Date()
     const current = (await store.subscription(change.provider, change.subscriptionId, tx)) ?? newSubscription(createId(), userId, change, now)
@@ -196,7 +205,16 @@ export function createBillingService({ store, transaction, accounts, mail, card,
       const priceId = settings.cardPrices[tier]
       if (!priceId) throw notConfigured(`The ${tier} tier is not on sale by card on this server.`)
       if (tierAtLeast(user.tier, tier)) throw alreadySubscribed(user.tier)
-      const customerId = (await store.customerOf(user.id, 'card')) ?? (await store.linkCustomer(user.id, 'card', await card.createCustomer(user)))
+      let customerId = await store.customerOf(user.id, 'card')
+      if (customerId === null) {
+        const created = await card.createCustomer(user)
+        customerId = await store.linkCustomer(user.id, 'card', created)
+        // The provider answered a customer this service knows as another user's: never check out on it.
+        if (customerId === null) {
+          log.warn('card provider answered a customer linked to another user', { customer_id: created, user_id: user.id })
+          throw providerFailed('card')
+        }
+      }
       const session = await card.createCheckout({
         userId: user.id,
         tier,

@@ -48,7 +48,7 @@ export function pgBillingStore(storage: PgStorage): BillingStore {
 
     async linkCustomer(userId, provider, customerId, tx) {
       await storage.use(tx).insert(billingCustomers).values({ userId, provider, customerId, createdAt: new Date() }).onConflictDoNothing()
-      return (await customerOf(userId, provider, tx))!
+      return customerOf(userId, provider, tx)
     },
 
     async subscription(provider, id, tx) {

@@ -104,11 +104,13 @@ export function sqliteBillingStore(storage: SqliteStorage): BillingStore {
     linkCustomer: (userId, provider, customerId, tx) =>
       storage.write((db) => {
         db.insert(billingCustomers).values({ userId, provider, customerId, createdAt: new Date() }).onConflictDoNothing().run()
-        return db
-          .select({ id: billingCustomers.customerId })
-          .from(billingCustomers)
-          .where(and(eq(billingCustomers.userId, userId), eq(billingCustomers.provider, provider)))
-          .get()!.id
+        return (
+          db
+            .select({ id: billingCustomers.customerId })
+            .from(billingCustomers)
+            .where(and(eq(billingCustomers.userId, userId), eq(billingCustomers.provider, provider)))
+            .get()?.id ?? null
+        )
       }, tx),
 
     subscription: (provider, id, tx) =>

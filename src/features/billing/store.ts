@@ -37,8 +37,11 @@ export interface BillingStore {
 
   customerOf(userId: string, provider: Provider): Promise<string | null>
   userOfCustomer(provider: Provider, customerId: string, tx?: Tx): Promise<string | null>
-  /** Links the customer unless the user has one at this provider already; returns the one that stands. */
-  linkCustomer(userId: string, provider: Provider, customerId: string, tx?: Tx): Promise<string>
+  /**
+   * Links the customer unless the user has one at this provider already; returns the one that
+   * stands, or null when the customer is another user's (the first link stands: a customer is one user's).
+   */
+  linkCustomer(userId: string, provider: Provider, customerId: string, tx?: Tx): Promise<string | null>
 
   subscription(provider: Provider, providerSubscriptionId: string, tx?: Tx): Promise<SubscriptionRecord | null>
   /** Inserts or replaces the subscription (by provider and provider subscription id). */

@@ -41,9 +41,12 @@ export interface WalletProvider {
     cancelUrl: string
   }): Promise<{ id: string; approvalUrl: string }>
   createSubscription(input: { userId: string; planId: string; returnUrl: string; cancelUrl: string }): Promise<{ id: string; approvalUrl: string }>
-  /** Captures an approved order (or reads the capture when it was captured before). */
+  /** Captures an approved order (or reads the capture when it was captured before); null for no capture, or a token that is no order id. */
   captureOrder(orderId: string): Promise<CapturedPayment | null>
-  /** false for a missing or wrong signature, or a certificate URL outside the allowed prefixes; throws 502 when the certificate cannot be fetched */
+  /**
+   * false for a missing or wrong signature, a certificate URL outside the allowed prefixes, or one
+   * that answers no certificate (4xx, not a certificate); throws 502 when it cannot be fetched
+   */
   verify(rawBody: string, signature: PaypalSignature): Promise<boolean>
 }
 
@@ -54,6 +57,15 @@ const CERT_CACHE_SIZE = 16
 const CERT_TTL_MS = 24 * 60 * 60 * 1000
 
 class PaypalAnswer extends Error {}
+/**
+ * The certificate URL answered, but with no certificate (a 4xx, or a body that is not one): PayPal
+ * names only certificates it serves, so the delivery is not PayPal's. Anyone may send such a URL
+ * under an allowed prefix: a refused signature (400), not a provider failure (502).
+ */
+class NoCertificate extends Error {}
+
+/** PayPal's order ids are letters and digits (`5O190127TN364715T`); nothing else goes into its API's paths. */
+const ORDER_ID = /^[A-Za-z0-9_-]{1,64}$/
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
@@ -151,8 +163,14 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
     if (certificates.size >= CERT_CACHE_SIZE) certificates.clear()
     const key = (async () => {
       const res = await fetch(certUrl, { signal: AbortSignal.timeout(TIMEOUT_MS) })
+      if (res.status >= 400 && res.status < 500) throw new NoCertificate(`certificate: HTTP ${res.status}`)
       if (!res.ok) throw new PaypalAnswer(`certificate: HTTP ${res.status}`)
-      return new X509Certificate(await res.text()).publicKey
+      const pem = await res.text()
+      try {
+        return new X509Certificate(pem).publicKey
+      } catch {
+        throw new NoCertificate('certificate: not a certificate')
+      }
     })()
     certificates.set(certUrl, { key, at: Date.now() })
     // A failed fetch is not remembered: the provider's retry fetches again.
@@ -205,6 +223,7 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
     },
 
     async captureOrder(orderId) {
+      if (!ORDER_ID.test(orderId)) return null
       const path = `/v2/checkout/orders/${encodeURIComponent(orderId)}`
       try {
         // The request id makes a repeated capture (a reload of the return page) the same capture.
@@ -229,6 +248,10 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
       try {
         key = await publicKey(s.certUrl)
       } catch (error) {
+        if (error instanceof NoCertificate) {
+          log.debug('wallet webhook: no certificate at the URL named', { cert_url: s.certUrl, error: error.message })
+          return false
+        }
         return failed('certificate', error)
       }
       const crc = Bun.hash.crc32(Buffer.from(rawBody, 'utf8'))
