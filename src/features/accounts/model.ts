@@ -35,7 +35,11 @@ export type Profile = typeof Profile.static
 const password = (description: string) => t.String({ description })
 
 export const RegisterBody = strictObject({
-  email: t.String({ maxLength: 320, description: 'trimmed and lower-cased; must be unique' }),
+  email: t.String({
+    maxLength: 320,
+    description:
+      'trimmed and lower-cased; must be unique; an ASCII address (local part at most 64 characters, host-name labels; an internationalised domain in its xn-- form)',
+  }),
   password: password('8–128 characters; not the e-mail, not a common password'),
   name: t.String({ maxLength: 1000, description: `1–${NAME_MAX} characters after trimming` }),
 })

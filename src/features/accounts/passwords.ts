@@ -6,6 +6,9 @@ import { ProblemError } from '../../http/problem'
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 128
 
+/** A UTF-16 surrogate without its other half (a JSON escape such as "\ud800"): no character at all. */
+const LONE_SURROGATE = /\p{Cs}/u
+
 let commonPasswords: Set<string> | undefined
 function isCommon(password: string): boolean {
   commonPasswords ??= new Set(commonPasswordsText.split('\n').filter((line) => line && !line.startsWith('#')))
@@ -17,6 +20,9 @@ export function passwordProblem(password: string, email: string): string | null 
   const length = [...password].length
   if (length < PASSWORD_MIN) return `The password must be at least ${PASSWORD_MIN} characters long.`
   if (length > PASSWORD_MAX) return `The password must be at most ${PASSWORD_MAX} characters long.`
+  // UTF-8 cannot carry half a surrogate pair: hashed, it would become U+FFFD, and the password
+  // would also be every other one that differs from it only there.
+  if (LONE_SURROGATE.test(password)) return 'The password holds an invalid character (half of a UTF-16 surrogate pair).'
   // Spaces count like any character, but a password of nothing else is a few taps of one key.
   if (password.trim() === '') return 'The password must not be only spaces or other blank characters.'
   if (password.trim().toLowerCase() === email.trim().toLowerCase()) return 'The password must not be your e-mail address.'
