@@ -4,7 +4,7 @@
 // and the auth rate limit of a real server under spoofed addresses and a concurrent burst.
 // What accounts.test.ts, oauth.test.ts, tokens.test.ts and jwt.test.ts already check is not repeated.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { GOOD_PASSWORD, json, makeTestApp, problem, processEnv, uniqueEmail } from './support/app'
+import { GOOD_PASSWORD, json, makeTestApp, problem, processEnv, register, setTier, uniqueEmail } from './support/app'
 import { authorize, finishFlow, MockProvider, signIn, startFlow } from './support/oauth-provider'
 import { startServer } from './support/process'
 import { sqlNumber } from './support/sql'
@@ -126,6 +126,29 @@ describe('passwords: lone surrogates', () => {
       await problem(await postLogin(email, other), 401, 'invalid_credentials')
     }
     expect((await postLogin(email, password)).status).toBe(200)
+  })
+})
+
+describe('names: stored as sent, or refused', () => {
+  // A lone surrogate was stored as U+FFFD while the answer echoed what was sent; C1 controls (U+0085
+  // is a line break to some readers) passed the control-character check.
+  const hostile = ['A\u0085B', 'A\u009bB', 'half \ud800 pair', 'half \udfff']
+  test('a user or token name with a C1 control or half a surrogate pair is a 422 on /name, and nothing is stored', async () => {
+    for (const name of hostile) {
+      const before = await users()
+      const res = await t.request('/api/auth/register', { method: 'POST', json: { email: uniqueEmail('name'), password: GOOD_PASSWORD, name } })
+      const body = await problem(res, 422, 'validation_failed')
+      expect({ name, paths: (body.errors as { path: string }[]).map((e) => e.path) }).toEqual({ name, paths: ['/name'] })
+      expect(await users()).toBe(before)
+    }
+    const owner = await register(t)
+    await setTier(t, owner.user.id, 'pro')
+    for (const name of hostile) {
+      const res = await t.request('/api/user/tokens', { method: 'POST', token: owner.token, json: { name } })
+      await problem(res, 422, 'validation_failed')
+    }
+    const listed = await json(await t.request('/api/user/tokens', { token: owner.token }))
+    expect(listed.items ?? listed).toEqual([])
   })
 })
 
