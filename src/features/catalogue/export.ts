@@ -93,7 +93,8 @@ const categoryJson = (c: CategoryExport) => ({
   description: c.description,
   icon: c.icon,
   order: c.order,
-  subcategories: c.subcategories.map((s) => ({ id: s.id, name: s.name, description: s.description })),
+  // `order` too: stored orders need not be 1, 2, 3 (a file may give them), and a subcategory added later sorts among them.
+  subcategories: c.subcategories.map((s) => ({ id: s.id, name: s.name, description: s.description, order: s.order })),
   created_at: iso(c.createdAt),
   updated_at: iso(c.updatedAt),
 })

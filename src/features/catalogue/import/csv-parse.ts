@@ -24,9 +24,14 @@ export interface CsvError {
  */
 export const MAX_RECORD_CHARS = 16_000_000
 
+/**
+ * Line feeds in text[from, to). Looks no further than `to`: indexOf would search on to the next
+ * line feed wherever it is, once per doubled quote of a field (a 5 MB one-line field full of "" took
+ * over a minute).
+ */
 const countLines = (text: string, from: number, to: number) => {
   let n = 0
-  for (let k = text.indexOf('\n', from); k !== -1 && k < to; k = text.indexOf('\n', k + 1)) n++
+  for (let k = from; k < to; k++) if (text.charCodeAt(k) === 10) n++
   return n
 }
 

@@ -87,6 +87,13 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
         const col = (name: string) => columns.indexOf(name)
         if (col('act') === -1 || col('prompt') === -1)
           throw new FileRefused(record.line, `the header must name the columns "act" and "prompt" (found: ${columns.join(', ') || 'nothing'})`)
+        // A column named twice: which one holds the value cannot be known (only the first would be read).
+        const twice = columns.findIndex((c, k) => CSV_COLUMNS.includes(c) && col(c) !== k)
+        if (twice !== -1)
+          throw new FileRefused(
+            record.line,
+            `the header names the column "${columns[twice]}" twice (columns ${col(columns[twice]!) + 1} and ${twice + 1})`,
+          )
         for (const c of columns) if (!CSV_COLUMNS.includes(c)) warn(record.line, `unknown column "${c}" ignored`)
         header = { columns, col, exact: col('id') !== -1 }
         return
@@ -123,7 +130,8 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
       if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false')
         warn(record.line, `"for_devs" should be TRUE or FALSE (got "${devFlag}"); taken as FALSE`)
       const categoryColumn = field('category').trim()
-      const categoryId = opts.category ?? (categoryColumn || (devFlag === 'true' ? 'coding' : 'general'))
+      // An export's `category` column wins over --category (docs/catalogue-format.md), which wins over for_devs.
+      const categoryId = categoryColumn || opts.category || (devFlag === 'true' ? 'coding' : 'general')
       if (!isSlug(categoryId))
         problems.push([record.line, `"category" must be a slug: lowercase letters, digits and single hyphens (got "${categoryId}")`])
       const subcategoryId = field('subcategory').trim() || null

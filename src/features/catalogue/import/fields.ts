@@ -53,18 +53,43 @@ export class RecordReader {
     for (const key of Object.keys(record)) if (!known.includes(key)) this.warnings.push(`unknown field "${key}" ignored`)
   }
 
-  /** Reports every lone surrogate in the record, nested values and field names included. */
-  refuseLoneSurrogates(value: unknown = this.record, path = ''): void {
-    if (typeof value === 'string') {
-      const bad = unstorable(value, { nul: false })
-      if (bad) this.errors.push(`"${path}" ${bad.problem}`)
-    } else if (Array.isArray(value)) {
-      value.forEach((item, i) => this.refuseLoneSurrogates(item, `${path}[${i}]`))
-    } else if (isRecord(value)) {
-      for (const [key, item] of Object.entries(value)) {
-        const at = path === '' ? key : `${path}.${key}`
-        if (unstorable(key, { nul: false })) this.errors.push(`the field name "${at}" contains a lone surrogate, which cannot be stored`)
-        this.refuseLoneSurrogates(item, at)
+  /**
+   * Reports every lone surrogate in the record, nested values and field names included. Walked
+   * with a stack of its own, not by recursion: a value nested 100,000 deep (JSON.parse reads it)
+   * must refuse or pass its record, never overflow the call stack.
+   */
+  refuseLoneSurrogates(): void {
+    interface Node {
+      value: unknown
+      parent: Node | null
+      /** what this value adds to its parent's path: `[3]`, `.key`, or `key` at the top */
+      step: string
+      /** the field name holding this value has a lone surrogate */
+      badKey?: boolean
+    }
+    // Paths are built only for a problem found: building every one would cost depth² characters.
+    const pathOf = (node: Node): string => {
+      const steps: string[] = []
+      for (let n: Node | null = node; n !== null; n = n.parent) steps.push(n.step)
+      return steps.reverse().join('')
+    }
+    const stack: Node[] = [{ value: this.record, parent: null, step: '' }]
+    while (stack.length > 0) {
+      const node = stack.pop()!
+      if (node.badKey) this.errors.push(`the field name "${pathOf(node)}" contains a lone surrogate, which cannot be stored`)
+      const { value } = node
+      if (typeof value === 'string') {
+        const bad = unstorable(value, { nul: false })
+        if (bad) this.errors.push(`"${pathOf(node)}" ${bad.problem}`)
+      } else if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: node, step: `[${i}]` })
+      } else if (isRecord(value)) {
+        const entries = Object.entries(value)
+        for (let i = entries.length - 1; i >= 0; i--) {
+          const [key, item] = entries[i]!
+          const step = node.parent === null ? key : `.${key}`
+          stack.push({ value: item, parent: node, step, badKey: unstorable(key, { nul: false }) !== null })
+        }
       }
     }
   }

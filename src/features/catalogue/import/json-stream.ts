@@ -135,17 +135,33 @@ export async function* readCatalogue(source: ByteSource): AsyncGenerator<Catalog
       at++
     }
   }
-  const describe = (c: number | null) => (c === null ? 'the end of the file' : JSON.stringify(String.fromCharCode(c)))
+  /**
+   * The byte `c` at the reading position, for a message: the character it starts (a byte past
+   * ASCII is not a character of its own: 0xFF is not "ÿ"), or what is wrong with the bytes there.
+   */
+  const describe = async (c: number | null): Promise<string> => {
+    if (c === null) return 'the end of the file'
+    if (c < 0x80) return JSON.stringify(String.fromCharCode(c))
+    while (w.end - at < 4 && (await w.fill()));
+    const bytes = w.bytes.subarray(at - w.base, at - w.base + 4)
+    if (at === 0 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)))
+      return 'a UTF-16 byte-order mark (the file must be UTF-8)'
+    if (firstInvalidByte(bytes) === 0) return 'bytes that are not valid UTF-8 (the file must be UTF-8)'
+    const code = lenientUtf8(bytes).codePointAt(0)!
+    return code <= 0x9f || code === 0xa0 || code === 0xfeff
+      ? `U+${code.toString(16).toUpperCase().padStart(4, '0')}`
+      : JSON.stringify(String.fromCodePoint(code))
+  }
   const expect = async (byte: number, what: string) => {
     const c = await skipSpace()
-    if (c !== byte) await fail(at, `expected ${what}, found ${describe(c)}`)
+    if (c !== byte) await fail(at, `expected ${what}, found ${await describe(c)}`)
     at++
   }
   /** The value at the reading position (after white space); moves past it. */
   const value = async (): Promise<Value> => {
     const c = await skipSpace()
     if (c === null) await fail(at, 'expected a value, found the end of the file')
-    if (c === COMMA || c === COLON || c === RBRACE || c === RBRACKET) await fail(at, `expected a value, found ${describe(c)}`)
+    if (c === COMMA || c === COLON || c === RBRACE || c === RBRACKET) await fail(at, `expected a value, found ${await describe(c)}`)
     const start = at
     const first = { line, lineStart }
     for (;;) {
@@ -164,7 +180,9 @@ export async function* readCatalogue(source: ByteSource): AsyncGenerator<Catalog
         await fail(start, `a value runs on for more than ${MAX_RECORD_BYTES >> 20} MB: a bracket or a quote is never closed`)
       if (!(await w.fill())) {
         at = w.end
-        await fail(w.end, 'the file ends inside a value (a bracket or a quote is never closed)')
+        // Where the file ends: the value's lines counted (it may span many), not its first line's.
+        const unfinished = { bytes: w.bytes.subarray(start - w.base), start, end: w.end, ...first }
+        await fail(w.end, 'the file ends inside a value (a bracket or a quote is never closed)', unfinished)
       }
     }
   }
@@ -197,7 +215,7 @@ export async function* readCatalogue(source: ByteSource): AsyncGenerator<Catalog
       at++
       break
     }
-    if (c !== QUOTE) await fail(at, `expected a string (a field name), found ${describe(c)}`)
+    if (c !== QUOTE) await fail(at, `expected a string (a field name), found ${await describe(c)}`)
     const keyValue = await value()
     const keyText = await decode(keyValue)
     if (!('text' in keyText)) throw new UnreadableField(keyText.line, keyText.column)
@@ -223,7 +241,7 @@ export async function* readCatalogue(source: ByteSource): AsyncGenerator<Catalog
         else if (c === RBRACKET) {
           at++
           break
-        } else await fail(at, `expected "," or "]", found ${describe(c)}`)
+        } else await fail(at, `expected "," or "]", found ${await describe(c)}`)
       }
     } else {
       const v = await value()
@@ -236,10 +254,10 @@ export async function* readCatalogue(source: ByteSource): AsyncGenerator<Catalog
     else if (c === RBRACE) {
       at++
       break
-    } else await fail(at, `expected "," or "}", found ${describe(c)}`)
+    } else await fail(at, `expected "," or "}", found ${await describe(c)}`)
   }
   const rest = await skipSpace()
-  if (rest !== null) await fail(at, `unexpected ${describe(rest)} after the end of the JSON value`)
+  if (rest !== null) await fail(at, `unexpected ${await describe(rest)} after the end of the JSON value`)
 }
 
 /** A top-level field (outside the records) whose bytes are not UTF-8: the file is refused. */

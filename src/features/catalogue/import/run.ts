@@ -39,7 +39,14 @@ export async function importPaths(target: ImportTarget, paths: string[], opts: I
       continue
     }
     if (isDirectory(path)) {
-      const folders = skillFolders(path)
+      let folders: string[]
+      try {
+        folders = skillFolders(path)
+      } catch (error) {
+        // An unreadable folder is this path's error, not the end of the import (the next paths still run).
+        reports.push(unreadable(path, 'skill', `cannot read: ${(error as Error).message}`))
+        continue
+      }
       if (folders.length === 0) reports.push(unreadable(path, 'skill', 'no SKILL.md in this folder or in its subfolders'))
       for (const [i, folder] of folders.entries()) {
         reports.push(await importSkillFolder(target, folder, { category: opts.category, dryRun: opts.dryRun, source: path }))

@@ -101,11 +101,20 @@ export async function importSkillFolder(
     return refused()
   }
   const doc = parseDocument(match[1]!, { prettyErrors: false, uniqueKeys: true })
+  // The line of an offset in the front matter (which starts on line 2).
+  const frontLine = (offset: number) => 2 + (match[1]!.slice(0, offset).match(/\n/g)?.length ?? 0)
   if (doc.errors.length > 0) {
-    for (const e of doc.errors) fail(e.linePos?.[0] ? e.linePos[0].line + 1 : 2, `front matter is not valid YAML: ${e.message.split('\n')[0]}`)
+    for (const e of doc.errors) fail(frontLine(e.pos[0]), `front matter is not valid YAML: ${e.message.split('\n')[0]}`)
     return refused()
   }
-  const front: unknown = doc.toJS()
+  let front: unknown
+  try {
+    front = doc.toJS()
+  } catch (error) {
+    // Aliases that expand beyond the yaml package's limit (a "billion laughs" document), …
+    fail(2, `front matter cannot be read: ${(error as Error).message}`)
+    return refused()
+  }
   if (!isRecord(front)) {
     fail(2, 'the front matter must be a YAML mapping (key: value lines)')
     return refused()
@@ -167,6 +176,14 @@ export async function importSkillFolder(
   const tags = metadata?.tags ? normaliseTags(metadata.tags.split(/[,\s]+/)) : []
   if (body.trim() === '') warn(null, 'the instructions (the body after the front matter) are empty')
 
+  let files: string[]
+  try {
+    files = listFiles(folder, report, file)
+  } catch (error) {
+    // A subfolder that cannot be listed: the skill's `files` would be wrong, so the skill is refused.
+    fail(null, `cannot list the skill's files: ${(error as Error).message}`)
+    return refused()
+  }
   const skill: SkillInput = {
     id: name as string,
     name: name as string,
@@ -177,7 +194,7 @@ export async function importSkillFolder(
     compatibility,
     allowedTools,
     metadata,
-    files: listFiles(folder, report, file),
+    files,
     instructions: body,
   }
   return importFile(target, report, opts, (w) => w.skill(skill))
