@@ -84,7 +84,8 @@ export function fillVariables(content: string, values: Record<string, string>): 
   }
   const resolved = new Map<string, string>()
   for (const variable of variables) {
-    const given = values[variable.name]
+    // Own keys only: a variable may be named `constructor` or `toString`, which every object inherits.
+    const given = Object.hasOwn(values, variable.name) ? values[variable.name] : undefined
     const value = given === undefined || given === '' ? variable.default : given
     if (value === null) problems.push({ name: variable.name, message: `"${variable.name}" is required (it has no default)` })
     else if (variable.options && !variable.options.includes(value)) {
