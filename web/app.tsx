@@ -16,12 +16,26 @@ import { navigate, useLocation } from './router'
 import { clearNotice, signOut, useSession } from './session'
 import { Notice, Page } from './ui'
 
-type Route = [RegExp, (match: RegExpExecArray) => JSX.Element]
+type Route = [RegExp, (match: RegExpExecArray) => JSX.Element | null]
+
+/** A path segment decoded; null when it is no valid percent-encoding (`/p/%E0%A4%A`). */
+function segment(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return null
+  }
+}
+/** The page for a segment of the path, or none (page not found) when the segment cannot be decoded. */
+const withSegment = (raw: string, page: (id: string) => JSX.Element) => {
+  const id = segment(raw)
+  return id === null ? null : page(id)
+}
 
 const ROUTES: Route[] = [
   [/^\/$/, () => <HomePage />],
-  [/^\/c\/([^/]+)\/?$/, (m) => <CategoryPage id={decodeURIComponent(m[1]!)} />],
-  [/^\/p\/([^/]+)\/?$/, (m) => <PromptPage id={decodeURIComponent(m[1]!)} />],
+  [/^\/c\/([^/]+)\/?$/, (m) => withSegment(m[1]!, (id) => <CategoryPage id={id} />)],
+  [/^\/p\/([^/]+)\/?$/, (m) => withSegment(m[1]!, (id) => <PromptPage id={id} />)],
   [/^\/search\/?$/, () => <SearchPage />],
   [/^\/login\/?$/, () => <LoginPage />],
   [/^\/register\/?$/, () => <RegisterPage />],
@@ -31,7 +45,7 @@ const ROUTES: Route[] = [
   [/^\/favorites\/?$/, () => <FavoritesPage />],
   [/^\/optimizer\/?$/, () => <OptimizerPage />],
   [/^\/skills\/?$/, () => <SkillsPage />],
-  [/^\/skills\/([^/]+)\/?$/, (m) => <SkillPage id={decodeURIComponent(m[1]!)} />],
+  [/^\/skills\/([^/]+)\/?$/, (m) => withSegment(m[1]!, (id) => <SkillPage id={id} />)],
   [/^\/billing\/?$/, () => <BillingPage />],
 ]
 

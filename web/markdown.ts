@@ -7,7 +7,14 @@ import { Marked } from 'marked'
 const markdown = new Marked({ gfm: true, async: false })
 const purifier = DOMPurify(window)
 
-const isExternal = (href: string) => /^[a-z][a-z0-9+.-]*:/i.test(href) && !href.startsWith(`${location.origin}/`)
+/** Whether a link leaves this origin, as the browser resolves it (`//host`, `/\host` and `HTTPS:` included). */
+function isExternal(href: string): boolean {
+  try {
+    return new URL(href, location.href).origin !== location.origin
+  } catch {
+    return false
+  }
+}
 
 export function renderMarkdown(text: string): DocumentFragment {
   const html = markdown.parse(text) as string

@@ -10,6 +10,12 @@ export interface TemplateVariable {
 
 export type Values = Record<string, string>
 
+/**
+ * A variable's value, or '' when it has none. Only the object's own keys count: a variable may be
+ * named `constructor`, `toString` or `__proto__`, which every plain object inherits.
+ */
+export const valueOf = (values: Values, name: string): string => (Object.hasOwn(values, name) ? values[name]! : '')
+
 /** One piece of the filled template: text as written, a filled variable, or one still empty. */
 export type Segment = { kind: 'text'; text: string } | { kind: 'value'; name: string; text: string } | { kind: 'empty'; name: string; text: string }
 
@@ -17,9 +23,8 @@ const VARIABLE = /\{\{\s*([\p{L}_][\p{L}\p{N}_.-]*)\s*(?::([^{}]*))?\}\}/gu
 
 /** What the form starts with: each variable's default, or its first option, or nothing. */
 export function initialValues(variables: readonly TemplateVariable[]): Values {
-  const values: Values = {}
-  for (const v of variables) values[v.name] = v.default ?? v.options?.[0] ?? ''
-  return values
+  // Defined as own properties: assigning `__proto__` on a plain object would not create one.
+  return Object.fromEntries(variables.map((v) => [v.name, v.default ?? v.options?.[0] ?? '']))
 }
 
 /**
@@ -33,7 +38,7 @@ export function fillSegments(content: string, values: Values): Segment[] {
     const at = match.index
     if (at > last) segments.push({ kind: 'text', text: content.slice(last, at) })
     const name = match[1]!
-    const value = values[name] ?? ''
+    const value = valueOf(values, name)
     segments.push(value.trim() === '' ? { kind: 'empty', name, text: `{{${name}}}` } : { kind: 'value', name, text: value })
     last = at + match[0].length
   }
@@ -50,7 +55,7 @@ export function fillTemplate(content: string, values: Values): string {
 
 /** The names of the variables still empty, in order of first appearance, each once. */
 export function emptyVariables(variables: readonly TemplateVariable[], values: Values): string[] {
-  return variables.filter((v) => (values[v.name] ?? '').trim() === '').map((v) => v.name)
+  return variables.filter((v) => valueOf(values, v.name).trim() === '').map((v) => v.name)
 }
 
 /** `product_name` → `Product name`: a label a person reads (the code name is shown beside it). */

@@ -6,9 +6,19 @@ import { navigate, useLocation } from '../router'
 import { signIn, siteConfig } from '../session'
 import { ErrorNotice, Field, fieldError, Loading, Notice, Page, useApi } from '../ui'
 
-/** Where to go after signing in: a path on this site only (never another origin). */
+/**
+ * Where to go after signing in: a path on this site only (never another origin). The URL parser
+ * drops tabs and line breaks anywhere (`/\t/evil.example` is `//evil.example`) and reads `\` as
+ * `/`: control characters are refused, and the path must still resolve to this origin.
+ */
 export function safeNext(raw: string | null | undefined): string {
-  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return '/'
+  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || /[\u0000-\u001f\u007f]/.test(raw)) return '/'
+  const here = 'https://promptlib.invalid'
+  try {
+    if (new URL(raw, here).origin !== here) return '/'
+  } catch {
+    return '/'
+  }
   return raw
 }
 
@@ -175,7 +185,11 @@ export function CallbackPage() {
         <ErrorNotice error={failure} />
       ) : (
         <Notice kind="error">
-          <p>{CALLBACK_ERRORS[outcome.error ?? ''] ?? outcome.description ?? 'The sign-in did not complete.'}</p>
+          <p>
+            {(outcome.error !== null && Object.hasOwn(CALLBACK_ERRORS, outcome.error) ? CALLBACK_ERRORS[outcome.error] : null) ??
+              outcome.description ??
+              'The sign-in did not complete.'}
+          </p>
           {outcome.error && <p class="hint">Code: {outcome.error}</p>}
         </Notice>
       )}

@@ -115,7 +115,7 @@ export function BillingPage() {
   const session = useSession()
   const loc = useLocation()
   const status = loc.query.get('status')
-  const notice = status ? STATUS_NOTICES[status] : undefined
+  const notice = status && Object.hasOwn(STATUS_NOTICES, status) ? STATUS_NOTICES[status] : undefined
   const config = useApi(() => siteConfig(), [])
   // After a successful checkout the webhook may land a moment later: look again a few times.
   useEffect(() => {

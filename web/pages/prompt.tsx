@@ -3,7 +3,7 @@
 // when it resets), from the RateLimit-* headers the API sends with a metered answer.
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiError, call, type Prompt, sendJson } from '../api'
-import { emptyVariables, fillSegments, fillTemplate, humanize, initialValues, type Values } from '../lib/template'
+import { emptyVariables, fillSegments, fillTemplate, humanize, initialValues, type Values, valueOf } from '../lib/template'
 import { clock, duration } from '../lib/time'
 import { navigate } from '../router'
 import { favorites, useSession } from '../session'
@@ -159,7 +159,7 @@ function VariablesForm({ prompt, values, setValues }: { prompt: Prompt; values: 
           <Field key={v.name} id={id} label={label} hint={v.default ? `Default: ${v.default}` : undefined}>
             {(describedBy) =>
               v.options ? (
-                <select id={id} value={values[v.name] ?? ''} aria-describedby={describedBy} onChange={(e) => set(e.currentTarget.value)}>
+                <select id={id} value={valueOf(values, v.name)} aria-describedby={describedBy} onChange={(e) => set(e.currentTarget.value)}>
                   {v.options.map((option) => (
                     <option key={option} value={option}>
                       {option}
@@ -167,7 +167,13 @@ function VariablesForm({ prompt, values, setValues }: { prompt: Prompt; values: 
                   ))}
                 </select>
               ) : (
-                <textarea id={id} rows={2} value={values[v.name] ?? ''} aria-describedby={describedBy} onInput={(e) => set(e.currentTarget.value)} />
+                <textarea
+                  id={id}
+                  rows={2}
+                  value={valueOf(values, v.name)}
+                  aria-describedby={describedBy}
+                  onInput={(e) => set(e.currentTarget.value)}
+                />
               )
             }
           </Field>
