@@ -75,6 +75,17 @@ describe('interactive docs', async () => {
     expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
   })
 
+  test('the page is framed by no one and sends no Referer (it shares the web app’s origin, and its token)', async () => {
+    const res = await t.request('/api/docs')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'")
+    expect(res.headers.get('x-frame-options')).toBe('DENY')
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    // Only the page: the API's JSON answers keep their plain headers.
+    expect((await t.request('/api/openapi.json')).headers.get('x-frame-options')).toBeNull()
+  })
+
   // The browser check (docs-browser.test.ts) needs Chromium; this one runs everywhere.
   test('the page turns off what calls Scalar’s cloud: web fonts, Ask AI, MCP, toolbar, hosted client, proxy', async () => {
     const page = await (await t.request('/api/docs')).text()

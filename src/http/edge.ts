@@ -6,6 +6,7 @@
 import type { Server } from 'bun'
 import type { Logger } from '../log'
 import { type WebHandler, webPathOf } from '../web'
+import { DOCS_PAGE_HEADERS, DOCS_PATH } from './openapi'
 import { problemResponse, ProblemError } from './problem'
 import { beginRequest, type RequestInfo } from './request-context'
 import { indexRoutes, pathnameOf, type RouteEntry, type RoutesIndex } from './routes-index'
@@ -101,6 +102,7 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins, web }: 
     const headers = response.headers
     headers.set('x-content-type-options', 'nosniff')
     headers.set('x-request-id', info.id)
+    if (route === DOCS_PATH) for (const [name, value] of Object.entries(DOCS_PAGE_HEADERS)) headers.set(name, value)
     if (origin) {
       headers.set('access-control-allow-origin', origin)
       headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS)

@@ -10,6 +10,16 @@ import scalarScript from '../../node_modules/@scalar/api-reference/dist/browser/
 import { VERSION } from '../version'
 
 const SPEC_PATH = '/api/openapi.json'
+export const DOCS_PATH = '/api/docs'
+/**
+ * The docs page is HTML on the web app's origin, where the app keeps its token: nobody frames it,
+ * and its address goes nowhere. (Scalar's page needs inline script and style: no stricter CSP.)
+ */
+export const DOCS_PAGE_HEADERS = {
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+}
 const SCRIPT_PATH = '/api/docs/scalar.js'
 
 const DESCRIPTION = `Self-hosted prompt library: accounts, catalogue, favorites, prompt optimizer, subscriptions.
@@ -38,12 +48,12 @@ export function apiDocs() {
   return new Elysia({ name: 'api-docs' })
     .use(
       openapi({
-        path: '/api/docs',
+        path: DOCS_PATH,
         specPath: SPEC_PATH,
         provider: 'scalar',
         // The plugin's type wants Scalar's full configuration; these keys are all it needs.
         scalar: { cdn: SCRIPT_PATH, url: SPEC_PATH, ...OFFLINE } as never,
-        exclude: { paths: ['/api/docs', SPEC_PATH, SCRIPT_PATH], staticFile: true },
+        exclude: { paths: [DOCS_PATH, SPEC_PATH, SCRIPT_PATH], staticFile: true },
         documentation: {
           info: { title: 'promptlib API', version: VERSION, description: DESCRIPTION },
           tags: [
