@@ -71,6 +71,29 @@ describe('POST /api/mcp under a burst', async () => {
     expect({ running: admission.running, waiting: admission.waiting }).toEqual({ running: 0, waiting: 0 })
   })
 
+  test('a batch that holds an optimize_prompt call among others takes a turn (its searches do not run unadmitted)', async () => {
+    const { admission } = t.services.mcp
+    let entered = 0
+    const enter = admission.enter
+    admission.enter = () => {
+      entered++
+      return enter()
+    }
+    try {
+      const batch = [
+        rpc('tools/call', { name: 'optimize_prompt', arguments: { prompt: 5 } }, 1),
+        rpc('tools/call', { name: 'search_prompts', arguments: { query: 'review' } }, 2),
+      ]
+      const res = await rawMcp(t, batch, { token: user.token })
+      expect(res.status).toBe(200)
+      expect((await json(res)).map((m: { id: number }) => m.id).sort()).toEqual([1, 2])
+      expect(entered).toBe(1)
+    } finally {
+      admission.enter = enter
+    }
+    expect({ running: admission.running, waiting: admission.waiting }).toEqual({ running: 0, waiting: 0 })
+  })
+
   test('refusals and JSON-RPC errors give their turn back', async () => {
     const { admission } = t.services.mcp
     await rawMcp(t, rpc('tools/call', { name: 'no_such_tool', arguments: {} }), { token: user.token })

@@ -53,9 +53,12 @@ function checkHeaders(request: Request, { isJsonContentType, supportedVersions }
   }
 }
 
-/** A call of optimize_prompt waits seconds on the engine: it does not take one of the admission's turns. */
+/**
+ * A call of optimize_prompt waits seconds on the engine: a request of nothing else does not take
+ * one of the admission's turns. A batch that holds other messages too does (they would run unadmitted).
+ */
 function waitsOnEngine(messages: ClientMessage[]): boolean {
-  return messages.some((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === 'optimize_prompt')
+  return messages.every((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === 'optimize_prompt')
 }
 
 /** A single tools/call that asked for progress notifications: answered as an event stream, so they can go out. */
