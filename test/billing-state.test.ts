@@ -4,6 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import {
   addOneMonth,
   applyChange,
+  grantsAt,
   minorToDecimal,
   newSubscription,
   orderKey,
@@ -69,10 +70,16 @@ describe('applying changes', () => {
 
   test('any order of the same changes gives the same subscription', () => {
     const changes: SubscriptionChange[] = [
-      change({ version: orderKey(NOW, RANK.start, 'e1'), status: 'active', tier: 'pro', periodEndAtLeast: new Date(NOW + 30 * DAY) }),
+      change({
+        version: orderKey(NOW, RANK.start, 'e1'),
+        status: 'active',
+        tier: 'pro',
+        periodEndAtLeast: new Date(NOW + 30 * DAY),
+        suspension: 'resumed',
+      }),
       change({ periodEndAtLeast: new Date(NOW + 60 * DAY) }),
-      change({ version: orderKey(NOW + 1000, RANK.update, 'e3'), status: 'paused' }),
-      change({ version: orderKey(NOW + 2000, RANK.update, 'e4'), status: 'active' }),
+      change({ version: orderKey(NOW + 1000, RANK.update, 'e3'), status: 'paused', suspension: 'suspended' }),
+      change({ version: orderKey(NOW + 2000, RANK.update, 'e4'), status: 'active', suspension: 'resumed' }),
       change({
         version: orderKey(NOW + 3000, RANK.end, 'e5'),
         status: 'canceled',
@@ -88,7 +95,15 @@ describe('applying changes', () => {
       return rest
     }
     const expected = run(changes)
-    expect(expected).toMatchObject({ status: 'canceled', tier: 'pro', cancelAtPeriodEnd: true, currentPeriodEnd: new Date(NOW + 60 * DAY) })
+    expect(expected).toMatchObject({
+      status: 'canceled',
+      tier: 'pro',
+      cancelAtPeriodEnd: true,
+      currentPeriodEnd: new Date(NOW + 60 * DAY),
+      suspendedVersion: orderKey(NOW + 1000, RANK.update, 'e3'),
+      resumedVersion: orderKey(NOW + 2000, RANK.update, 'e4'),
+    })
+    expect(grantsAt(expected as SubscriptionRecord, NOW)).toBe(true)
     const r = rnd(42)
     for (let i = 0; i < 200; i++) {
       const order = [...changes].sort(() => r() - 0.5)
@@ -145,6 +160,14 @@ describe('the tier a user holds', () => {
       tier: 'pro',
       next: { at: end1, tier: 'starter' },
     })
+    // Suspended when it was cancelled: nothing to keep (re-activated before, it keeps its tier).
+    const suspended = { suspendedVersion: orderKey(NOW - 2, RANK.update, 's'), resumedVersion: orderKey(NOW - 3, RANK.start, 'a') }
+    expect(planTier({ lifetime: false, currentTier: 'pro', subscriptions: [{ ...wallet('pro', end1), ...suspended }] }, NOW)).toEqual({
+      tier: 'free',
+      next: null,
+    })
+    const resumed = { ...suspended, resumedVersion: orderKey(NOW - 1, RANK.update, 'r') }
+    expect(planTier({ lifetime: false, currentTier: 'pro', subscriptions: [{ ...wallet('pro', end1), ...resumed }] }, NOW).tier).toBe('pro')
     // A cancelled card subscription grants nothing; a wallet one past its end neither.
     expect(planTier({ lifetime: false, currentTier: 'free', subscriptions: [sub({ status: 'canceled', currentPeriodEnd: end1 })] }, NOW).tier).toBe(
       'free',

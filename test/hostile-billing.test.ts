@@ -281,34 +281,45 @@ describe('events that name someone else, or no one', () => {
 })
 
 describe('tier changes', () => {
-  // KNOWN DEFECT, not fixed (it needs a column, so a migration): a wallet cancellation keeps the tier
-  // until the period end whatever the subscription's status was, so cancelling a SUSPENDED
-  // subscription gives the tier back. SPEC's row is "active subscription → CANCELLED → unchanged
-  // until period end". test.failing passes while the defect stands; make it a plain test once fixed.
-  test.failing('a wallet subscription suspended, then cancelled, grants nothing more', async () => {
-    const user = await register(t)
-    const subId = `I-${crypto.randomUUID()}`
+  // SPEC's row is "active subscription → CANCELLED → unchanged until period end": cancelling a
+  // SUSPENDED subscription gave the tier back until the period end, and mailed "You keep its features".
+  test('a wallet subscription suspended, then cancelled, grants nothing more (in any order of arrival)', async () => {
     const t0 = Date.now() - 10 * DAY
     const next = Date.now() + 20 * DAY
-    await outcome(
-      await p.deliverWallet(
-        paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id, { next }), { createTime: iso(t0) }),
-      ),
-    )
-    expect(await tierOf(t, user)).toBe('pro')
-    await outcome(
-      await p.deliverWallet(
-        paypalEvent('BILLING.SUBSCRIPTION.SUSPENDED', walletSubscription(subId, user.user.id, { next }), { createTime: iso(t0 + DAY) }),
-      ),
-    )
-    expect(await tierOf(t, user)).toBe('free')
-    // The user cancels the suspended subscription: SPEC's "access continues until period end" is for an active one.
-    await outcome(
-      await p.deliverWallet(
-        paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', walletSubscription(subId, user.user.id, { next }), { createTime: iso(t0 + 2 * DAY) }),
-      ),
-    )
-    expect(await tierOf(t, user)).toBe('free')
+    /** Delivers the events (type, days after t0) in the order given; the user's tier and cancellation mail after. */
+    const deliver = async (events: [string, number][]) => {
+      const user = await register(t)
+      const subId = `I-${crypto.randomUUID()}`
+      for (const [type, day] of events) {
+        const event = paypalEvent(type, walletSubscription(subId, user.user.id, { next }), { createTime: iso(t0 + day * DAY) })
+        expect(await outcome(await p.deliverWallet(event))).not.toBe('error')
+      }
+      const [mail] = await sqlRows<{ body_text: string }>(t.storage, 'SELECT body_text FROM mail_outbox WHERE user_id = $1', [user.user.id])
+      return { tier: await tierOf(t, user), keeps: mail?.body_text.includes('You keep its features') ?? null }
+    }
+    const orders = <T>(items: T[]): T[][] =>
+      items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+    const suspendedThenCancelled: [string, number][] = [
+      ['BILLING.SUBSCRIPTION.ACTIVATED', 0],
+      ['BILLING.SUBSCRIPTION.SUSPENDED', 1],
+      ['BILLING.SUBSCRIPTION.CANCELLED', 2],
+    ]
+    // Every order of arrival: the same state as the events in time order.
+    for (const order of orders(suspendedThenCancelled)) {
+      const result = await deliver(order)
+      expect({ order: order.map(([type]) => type), tier: result.tier }).toEqual({ order: order.map(([type]) => type), tier: 'free' })
+      // The notice goes out with the cancellation: when the suspension had arrived by then, it promises nothing.
+      const types = order.map(([type]) => type)
+      if (types.indexOf('BILLING.SUBSCRIPTION.SUSPENDED') < types.indexOf('BILLING.SUBSCRIPTION.CANCELLED')) expect(result.keeps).toBe(false)
+    }
+    // Re-activated before the cancellation: it was active, and keeps its tier until the period end.
+    const reactivated: [string, number][] = [
+      ...suspendedThenCancelled.slice(0, 2),
+      ['BILLING.SUBSCRIPTION.RE-ACTIVATED', 1.5],
+      suspendedThenCancelled[2]!,
+    ]
+    expect(await deliver(reactivated)).toEqual({ tier: 'pro', keeps: true })
+    expect((await deliver([...reactivated].reverse())).tier).toBe('pro')
   })
 
   test('a subscription moved to the lifetime price or another product’s price never grants lifetime; it keeps its tier', async () => {

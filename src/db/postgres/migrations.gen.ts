@@ -7,6 +7,7 @@ import m4 from '../../../drizzle/postgres/0004_completion_words.sql' with { type
 import m5 from '../../../drizzle/postgres/0005_subcategory_statistics.sql' with { type: 'text' }
 import m6 from '../../../drizzle/postgres/0006_prompt_words_ts_stat.sql' with { type: 'text' }
 import m7 from '../../../drizzle/postgres/0007_import_adds_words.sql' with { type: 'text' }
+import m8 from '../../../drizzle/postgres/0008_wallet_suspension.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -24,4 +25,5 @@ export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0005_subcategory_statistics", when: 1795567444446, breakpoints: true, sql: m5 },
   { tag: "0006_prompt_words_ts_stat", when: 1795579089581, breakpoints: true, sql: m6 },
   { tag: "0007_import_adds_words", when: 1795587199321, breakpoints: true, sql: m7 },
+  { tag: "0008_wallet_suspension", when: 1795784407078, breakpoints: true, sql: m8 },
 ]

@@ -35,6 +35,9 @@ export const subscriptions = pgTable(
     cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
     /** order key of the last status event applied (billing/state.ts): older events change no status */
     version: text('version'),
+    /** order keys of the latest suspension and activation (wallet provider): suspended when cancelled? */
+    suspendedVersion: text('suspended_version'),
+    resumedVersion: text('resumed_version'),
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
   },

@@ -33,6 +33,9 @@ export const subscriptions = sqliteTable(
     cancelAtPeriodEnd: integer('cancel_at_period_end', { mode: 'boolean' }).notNull().default(false),
     /** order key of the last status event applied (billing/state.ts): older events change no status */
     version: text('version'),
+    /** order keys of the latest suspension and activation (wallet provider): suspended when cancelled? */
+    suspendedVersion: text('suspended_version'),
+    resumedVersion: text('resumed_version'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },

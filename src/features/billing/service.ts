@@ -17,7 +17,7 @@ import { notConfigured, providerFailed } from './providers/errors'
 import type { PaypalSignature, WalletProvider } from './providers/paypal'
 import type { CardProvider } from './providers/stripe'
 import { type CardPrices, parseStripeEvent } from './providers/stripe-events'
-import { applyChange, newSubscription, planTier, type Provider, type SubscriptionView, subscriptionView } from './state'
+import { applyChange, grantsAt, newSubscription, planTier, type Provider, type SubscriptionView, subscriptionView } from './state'
 import type { BillingStore } from './store'
 
 export type CheckoutTier = 'starter' | 'pro' | 'lifetime'
@@ -170,7 +170,7 @@ export function createBillingService({ store, transaction, accounts, mail, card,
         `cancelled:${change.provider}:${change.subscriptionId}`,
         'Your promptlib subscription is cancelled',
         `Hello ${user.name},\n\nyour promptlib ${next.tier ?? ''} subscription has been cancelled.\n` +
-          (end && end.getTime() > Date.now()
+          (end && grantsAt(next, Date.now())
             ? `You keep its features until ${end.toISOString().slice(0, 10)} (the end of the period you paid for); then your account returns to the free tier.\n`
             : 'Your account is now on the free tier.\n'),
         tx,

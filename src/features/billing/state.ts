@@ -35,6 +35,12 @@ export interface SubscriptionRecord {
   cancelAtPeriodEnd: boolean
   /** order key of the last status event applied; null when none was */
   version: string | null
+  /**
+   * Order keys of the latest suspension and of the latest activation (wallet provider), merged
+   * whatever the order of arrival: whether the subscription was suspended when it was cancelled.
+   */
+  suspendedVersion: string | null
+  resumedVersion: string | null
   createdAt: Date
   updatedAt: Date
 }
@@ -52,6 +58,8 @@ export interface SubscriptionChange {
   cancelAtPeriodEnd?: boolean
   /** wallet provider: the period end is at least this (merged with max, whatever the order) */
   periodEndAtLeast?: Date | null
+  /** wallet provider: the event suspends the subscription, or activates it (again) */
+  suspension?: 'suspended' | 'resumed'
 }
 
 export const RANK = { start: 0, update: 1, end: 2 } as const
@@ -72,6 +80,8 @@ export function newSubscription(id: string, userId: string, change: Subscription
     currentPeriodEnd: null,
     cancelAtPeriodEnd: false,
     version: null,
+    suspendedVersion: null,
+    resumedVersion: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -96,8 +106,14 @@ export function applyChange(
   }
   const atLeast = change.periodEndAtLeast
   if (atLeast && (next.currentPeriodEnd === null || atLeast.getTime() > next.currentPeriodEnd.getTime())) next.currentPeriodEnd = atLeast
+  if (change.version !== null && change.suspension) {
+    const key = change.suspension === 'suspended' ? 'suspendedVersion' : 'resumedVersion'
+    if (next[key] === null || change.version > next[key]) next[key] = change.version
+  }
   const changed =
     next.version !== current.version ||
+    next.suspendedVersion !== current.suspendedVersion ||
+    next.resumedVersion !== current.resumedVersion ||
     next.status !== current.status ||
     next.tier !== current.tier ||
     next.cancelAtPeriodEnd !== current.cancelAtPeriodEnd ||
@@ -106,15 +122,26 @@ export function applyChange(
   return { next, changed, stale: change.version !== null && !newer && !changed }
 }
 
+/** Whether the subscription's latest suspension came after its latest activation: it had no access to keep. */
+const wasSuspended = (sub: SubscriptionRecord) =>
+  sub.suspendedVersion !== null && (sub.resumedVersion === null || sub.resumedVersion < sub.suspendedVersion)
+
 /**
  * Whether the subscription grants its tier at time `t` (ms). Active, trialing and past-due ones
  * do (the card provider ends them with a deletion); a cancelled wallet subscription keeps its
- * tier until its period end (contract section 8).
+ * tier until its period end (contract section 8), unless it was suspended when cancelled (SPEC's
+ * row is for an active subscription: a suspended one had no access to keep).
  */
 export function grantsAt(sub: SubscriptionRecord, t: number): boolean {
   if (sub.tier === null) return false
   if (GRANTING.has(sub.status)) return true
-  return sub.provider === 'wallet' && sub.status === 'canceled' && sub.currentPeriodEnd !== null && sub.currentPeriodEnd.getTime() > t
+  return (
+    sub.provider === 'wallet' &&
+    sub.status === 'canceled' &&
+    sub.currentPeriodEnd !== null &&
+    sub.currentPeriodEnd.getTime() > t &&
+    !wasSuspended(sub)
+  )
 }
 
 function highestAt(subs: SubscriptionRecord[], t: number): Tier {

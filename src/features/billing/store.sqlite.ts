@@ -52,6 +52,8 @@ const statements = perConnection((db: SqliteDb) => ({
       currentPeriodEnd: sql`${p('currentPeriodEnd')}`,
       cancelAtPeriodEnd: p('cancelAtPeriodEnd'),
       version: p('version'),
+      suspendedVersion: p('suspendedVersion'),
+      resumedVersion: p('resumedVersion'),
       createdAt: p('createdAt'),
       updatedAt: p('updatedAt'),
     })
@@ -64,6 +66,8 @@ const statements = perConnection((db: SqliteDb) => ({
         currentPeriodEnd: sql`excluded.current_period_end`,
         cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
         version: sql`excluded.version`,
+        suspendedVersion: sql`excluded.suspended_version`,
+        resumedVersion: sql`excluded.resumed_version`,
         updatedAt: sql`excluded.updated_at`,
       },
     })

@@ -70,10 +70,10 @@ function lifetimeEffect(
   }
 }
 
-const SUBSCRIPTION_MOVES: Record<string, { status: SubscriptionStatus; rank: number; notify: boolean }> = {
-  'BILLING.SUBSCRIPTION.ACTIVATED': { status: 'active', rank: RANK.start, notify: false },
-  'BILLING.SUBSCRIPTION.RE-ACTIVATED': { status: 'active', rank: RANK.update, notify: false },
-  'BILLING.SUBSCRIPTION.SUSPENDED': { status: 'paused', rank: RANK.update, notify: false },
+const SUBSCRIPTION_MOVES: Record<string, { status: SubscriptionStatus; rank: number; notify: boolean; suspension?: 'suspended' | 'resumed' }> = {
+  'BILLING.SUBSCRIPTION.ACTIVATED': { status: 'active', rank: RANK.start, notify: false, suspension: 'resumed' },
+  'BILLING.SUBSCRIPTION.RE-ACTIVATED': { status: 'active', rank: RANK.update, notify: false, suspension: 'resumed' },
+  'BILLING.SUBSCRIPTION.SUSPENDED': { status: 'paused', rank: RANK.update, notify: false, suspension: 'suspended' },
   'BILLING.SUBSCRIPTION.CANCELLED': { status: 'canceled', rank: RANK.end, notify: true },
   'BILLING.SUBSCRIPTION.EXPIRED': { status: 'canceled', rank: RANK.end, notify: false },
 }
@@ -137,6 +137,7 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
         tier,
         cancelAtPeriodEnd: move.status === 'canceled',
         periodEndAtLeast: next ? parseTime(next, '/resource/billing_info/next_billing_time') : null,
+        ...(move.suspension ? { suspension: move.suspension } : {}),
       },
       userId: sub.custom_id || null,
       customerId: null,

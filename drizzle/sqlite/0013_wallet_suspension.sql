@@ -1,0 +1,2 @@
+ALTER TABLE `subscriptions` ADD `suspended_version` text;--> statement-breakpoint
+ALTER TABLE `subscriptions` ADD `resumed_version` text;
