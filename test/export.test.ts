@@ -2,11 +2,12 @@
 // that importing an export into an empty database reproduces it exactly, ids and timestamps
 // included; the same catalogue always exports to the same bytes.
 import { describe, expect, test } from 'bun:test'
+import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ExportOptions } from '../src/features/catalogue'
 import { makeTestApp, processEnv, type TestApp } from './support/app'
-import { cli } from './support/process'
+import { cli, MAIN } from './support/process'
 import { sqlRows } from './support/sql'
 
 /** prompts.chat's multi-file skill separators, CRLF, a tab, a bell, emoji, spaces at both ends. */
@@ -187,5 +188,24 @@ describe('promptlib export (a real process)', () => {
       stderr: 'promptlib: no category "nope"; nothing exported\n',
     })
     expect(cli(['export', '--format', 'xml'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('--format is json or csv') })
+  }, 30_000)
+
+  test('standard output read only in part (`export - | head`): stops quietly, as a tool killed by SIGPIPE (141)', async () => {
+    const env = await processEnv()
+    const file = join(env.DATA_DIR!, 'big.json')
+    // More than the pipe holds and more than one write (~1 MB): the export is still writing when the reader leaves.
+    const prompts = Array.from({ length: 600 }, (_, i) => ({
+      ...SOURCE.prompts[0]!,
+      id: crypto.randomUUID(),
+      title: `Prompt ${i}`,
+      content: 'x'.repeat(5000),
+    }))
+    writeFileSync(file, JSON.stringify({ ...SOURCE, prompts }))
+    expect(cli(['import', file], env).code).toBe(0)
+    const r = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" export - | head -c 100 > /dev/null', process.execPath, MAIN], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    })
+    expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 141, stderr: '' })
   }, 30_000)
 })

@@ -107,6 +107,9 @@ export async function exportCommand(args: string[], ctx: CliContext): Promise<nu
     return 0
   } catch (error) {
     await output?.fail()
+    // The reader of standard output left (`export - | head`): stop quietly, as a tool killed by
+    // SIGPIPE does (exit 128 + 13), with no message on a terminal that asked for the first lines.
+    if (path === '-' && (error as NodeJS.ErrnoException).code === 'EPIPE') return 141
     if (error instanceof UnknownCategoryError) {
       ctx.err(`promptlib: ${error.message}; nothing exported`)
       return 1

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '..', '..')
-const MAIN = join(ROOT, 'src', 'main.ts')
+export const MAIN = join(ROOT, 'src', 'main.ts')
 
 export function freePort(): number {
   const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
