@@ -367,6 +367,8 @@ describe('bodies that are signed but wrong', () => {
     }
     const cases: [unknown, string][] = [
       [{ id: 'evt_no_type', created: 1, data: { object: {} } }, '/type'],
+      // Half a surrogate pair would be stored as U+FFFD: evt_\ud800 and evt_\udbff would be one event.
+      [{ id: 'evt_half_\ud800', type: 'customer.subscription.updated', created: 1, data: { object: {} } }, '/id'],
       [{ id: 'evt_bad_created', type: 'customer.subscription.updated', created: 'yesterday', data: { object: {} } }, '/created'],
       [{ id: 'evt_no_object', type: 'customer.subscription.updated', created: 1, data: {} }, '/data/object'],
       [{ id: 'evt_array', type: 'customer.subscription.updated', created: 1, data: { object: [] } }, '/data/object'],

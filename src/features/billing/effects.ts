@@ -57,9 +57,11 @@ export interface ParsedEvent {
 /**
  * The text of an event this service stores or looks rows up by (ids, types, states, amounts):
  * printable. No provider's id holds a control character, and PostgreSQL refuses NUL outright, so
- * such an event is refused by its shape on either engine instead of failing halfway through.
+ * such an event is refused by its shape on either engine instead of failing halfway through. Nor
+ * half a surrogate pair: stored, it becomes U+FFFD, and two ids that differ only there were one.
+ * (Written to mean the same with or without the regular expression's `u` flag.)
  */
-export const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]*$'
+export const PRINTABLE = '^(?:[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$'
 /** Metadata values: anything but NUL (a note set in the provider's dashboard may span lines). */
 export const WITHOUT_NUL = '^[^\\u0000]*$'
 /** A provider's time in Unix seconds (Stripe's), from 1970 to the end of year 9999 (lib/time.ts says why). */
