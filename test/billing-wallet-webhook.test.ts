@@ -3,7 +3,7 @@
 // wallet transitions and their traps (contract sections 8 and 10).
 import { afterAll, describe, expect, test } from 'bun:test'
 import { json, problem, register } from './support/app'
-import { billingCounts, FRONTEND, paymentsApp, subscriptionOf, tierOf } from './support/billing'
+import { billingCounts, FRONTEND, paymentsApp, subscriptionOf, tierOf, walletSubscription } from './support/billing'
 import { PAYPAL_PLANS, paypalEvent, signPaypal } from './support/fake-paypal'
 import { sqlRows, sqlRun } from './support/sql'
 
@@ -26,13 +26,6 @@ const sale = (userId: string, fields: { total?: string; currency?: string; agree
   custom: userId,
   ...(fields.agreement ? { billing_agreement_id: fields.agreement } : {}),
   create_time: iso(fields.at ?? Date.now()),
-})
-const subscriptionResource = (id: string, userId: string, fields: { plan?: string; next?: number | null } = {}) => ({
-  id,
-  plan_id: fields.plan ?? PAYPAL_PLANS.pro,
-  custom_id: userId,
-  status: 'ACTIVE',
-  ...(fields.next === null ? {} : { billing_info: { next_billing_time: iso(fields.next ?? Date.now() + 30 * DAY) } }),
 })
 
 describe('signature (offline, with the certificate from PAYPAL-CERT-URL)', () => {
@@ -129,7 +122,7 @@ describe('lifetime', () => {
     const activated = Date.now() - 40 * DAY
     await outcome(
       await p.deliverWallet(
-        paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: activated + 30 * DAY }), {
+        paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id, { next: activated + 30 * DAY }), {
           createTime: iso(activated),
         }),
       ),
@@ -204,7 +197,7 @@ describe('subscriptions', () => {
     expect(
       await outcome(
         await p.deliverWallet(
-          paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { plan: PAYPAL_PLANS.starter, next })),
+          paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id, { plan: PAYPAL_PLANS.starter, next })),
         ),
       ),
     ).toBe('applied')
@@ -220,7 +213,7 @@ describe('subscriptions', () => {
     ])
     const other = await register(t)
     const res = await p.deliverWallet(
-      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(`I-${crypto.randomUUID()}`, other.user.id, { plan: 'P-UNKNOWN' })),
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(`I-${crypto.randomUUID()}`, other.user.id, { plan: 'P-UNKNOWN' })),
     )
     expect(await outcome(res)).toBe('ignored')
     expect(await tierOf(t, other)).toBe('free')
@@ -232,14 +225,14 @@ describe('subscriptions', () => {
     const subId = `I-${crypto.randomUUID()}`
     const start = Date.now() - 10 * DAY
     await p.deliverWallet(
-      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: Date.now() + 20 * DAY }), {
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id, { next: Date.now() + 20 * DAY }), {
         createTime: iso(start),
       }),
     )
     // The cancellation's own next_billing_time wins when present (here: later than the stored one).
     const end = Date.now() + 21 * DAY
     const cancelled = paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', {
-      ...subscriptionResource(subId, user.user.id, { next: end }),
+      ...walletSubscription(subId, user.user.id, { next: end }),
       status: 'CANCELLED',
     })
     expect(await outcome(await p.deliverWallet(cancelled))).toBe('applied')
@@ -274,11 +267,11 @@ describe('subscriptions', () => {
     const subId = `I-${crypto.randomUUID()}`
     const stored = Date.now() + 12 * DAY
     await p.deliverWallet(
-      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id, { next: stored }), {
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id, { next: stored }), {
         createTime: iso(Date.now() - DAY),
       }),
     )
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', subscriptionResource(subId, user.user.id, { next: null })))
+    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', walletSubscription(subId, user.user.id, { next: null })))
     expect(await subscriptionOf(t, user)).toEqual({
       tier: 'pro',
       status: 'canceled',
@@ -290,12 +283,12 @@ describe('subscriptions', () => {
     const buyer = await register(t)
     const older = `I-${crypto.randomUUID()}`
     await p.deliverWallet(
-      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(older, buyer.user.id, { next: Date.now() + DAY }), {
+      paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(older, buyer.user.id, { next: Date.now() + DAY }), {
         createTime: iso(Date.now() - 20 * DAY),
       }),
     )
     await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(buyer.user.id)))
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', subscriptionResource(older, buyer.user.id, { next: null })))
+    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', walletSubscription(older, buyer.user.id, { next: null })))
     await sqlRun(t.storage, 'UPDATE subscriptions SET current_period_end = $1 WHERE provider_subscription_id = $2', [
       new Date(Date.now() - 1000),
       older,
@@ -308,7 +301,7 @@ describe('subscriptions', () => {
       current_period_end: null,
       cancel_at_period_end: false,
     })
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.EXPIRED', subscriptionResource(older, buyer.user.id, { next: null })))
+    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.EXPIRED', walletSubscription(older, buyer.user.id, { next: null })))
     expect(await tierOf(t, buyer)).toBe('lifetime')
   })
 
@@ -316,11 +309,11 @@ describe('subscriptions', () => {
     const user = await register(t)
     const subId = `I-${crypto.randomUUID()}`
     const t0 = Date.now() - 100_000
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', subscriptionResource(subId, user.user.id), { createTime: iso(t0) }))
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.SUSPENDED', subscriptionResource(subId, user.user.id), { createTime: iso(t0 + 1000) }))
+    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id), { createTime: iso(t0) }))
+    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.SUSPENDED', walletSubscription(subId, user.user.id), { createTime: iso(t0 + 1000) }))
     expect(await tierOf(t, user)).toBe('free')
     expect((await subscriptionOf(t, user)).status).toBe('paused')
-    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.RE-ACTIVATED', subscriptionResource(subId, user.user.id), { createTime: iso(t0 + 2000) }))
+    await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.RE-ACTIVATED', walletSubscription(subId, user.user.id), { createTime: iso(t0 + 2000) }))
     expect(await tierOf(t, user)).toBe('pro')
   })
 })
@@ -336,7 +329,7 @@ describe('bodies that are signed but wrong', () => {
       [paypalEvent('PAYMENT.CAPTURE.COMPLETED', { id: 'CAP-1', custom_id: user.user.id }), '/resource/amount'],
       [
         paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', {
-          ...subscriptionResource('I-X', user.user.id),
+          ...walletSubscription('I-X', user.user.id),
           billing_info: { next_billing_time: 'tomorrow' },
         }),
         '/resource/billing_info/next_billing_time',

@@ -14,6 +14,7 @@ import {
   subscriptionObject,
   subscriptionOf,
   tierOf,
+  walletSubscription,
 } from './support/billing'
 import { PAYPAL_PLANS, paypalEvent, signPaypal, startFakePaypal } from './support/fake-paypal'
 import { signStripe, STRIPE_PRICES, stripeEvent } from './support/fake-stripe'
@@ -49,14 +50,6 @@ function expectNoLeak(text: string) {
     expect({ text: text.slice(0, 300), leak: leak.test(text) }).toEqual({ text: text.slice(0, 300), leak: false })
   }
 }
-
-const walletSubscription = (id: string, userId: string, fields: { plan?: string; next?: number | null } = {}) => ({
-  id,
-  plan_id: fields.plan ?? PAYPAL_PLANS.pro,
-  custom_id: userId,
-  status: 'ACTIVE',
-  ...(fields.next === null ? {} : { billing_info: { next_billing_time: iso(fields.next ?? Date.now() + 30 * DAY) } }),
-})
 
 describe('card signature games', () => {
   test('several v1 signatures pass only when one of them is ours; spaces, other schemes, a second t= and case games do not', async () => {

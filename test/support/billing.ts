@@ -1,9 +1,18 @@
 // A test app with both payment providers configured against their fakes on loopback, and helpers
 // that deliver signed events the way Stripe and PayPal do.
 import { makeTestApp, type Registered, type TestApp } from './app'
-import { type FakePaypal, paypalEvent, signPaypal, startFakePaypal } from './fake-paypal'
+import { type FakePaypal, PAYPAL_PLANS, paypalEvent, signPaypal, startFakePaypal } from './fake-paypal'
 import { type FakeStripe, signStripe, STRIPE_PRICES, startFakeStripe, stripeEvent } from './fake-stripe'
 import { sqlRows } from './sql'
+
+/** A PayPal subscription resource (BILLING.SUBSCRIPTION.*): the pro plan, next billing in 30 days unless `next` says (null: none). */
+export const walletSubscription = (id: string, userId: string, fields: { plan?: string; next?: number | null } = {}) => ({
+  id,
+  plan_id: fields.plan ?? PAYPAL_PLANS.pro,
+  custom_id: userId,
+  status: 'ACTIVE',
+  ...(fields.next === null ? {} : { billing_info: { next_billing_time: new Date(fields.next ?? Date.now() + 30 * 86_400_000).toISOString() } }),
+})
 
 export const FRONTEND = 'https://app.example.com'
 export const PUBLIC = 'https://api.example.com'
