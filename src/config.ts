@@ -3,6 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { isIP, isIPv6 } from 'node:net'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -108,7 +109,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined) return fallback
   if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`)
   const value = Number(raw)
-  if (value < min || value > max) throw new ConfigError(name, `must be from ${min} to ${max} (got ${value})`)
+  if (value < min || value > max) throw new ConfigError(name, `must be from ${min} to ${max} (got ${raw})`)
   return value
 }
 
@@ -174,6 +175,20 @@ function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null 
     emailsUrl: url(env, `${p}EMAILS_URL`),
     scopes: scopes(env, `${p}SCOPES`),
   }
+}
+
+/**
+ * An address to listen on: an IPv4 or IPv6 address (a zone allowed: fe80::1%eth0) or a host name.
+ * Checked here, where the message can name the variable: the system's own refusal of, say,
+ * 999.1.1.1 is "EINVAL: invalid argument, listen", naming nothing.
+ */
+function listenHost(env: Env): string {
+  const raw = read(env, 'HOST')
+  if (raw === undefined) return '0.0.0.0'
+  const hostName = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/
+  const ok = isIP(raw) !== 0 || isIPv6(raw.replace(/%[\w.-]+$/, '')) || (hostName.test(raw) && !/^[\d.]+$/.test(raw))
+  if (!ok) throw new ConfigError('HOST', `must be an IP address or a host name to listen on, such as 0.0.0.0, :: or 127.0.0.1 (got "${raw}")`)
+  return raw
 }
 
 /** postgres:// or postgresql:// with a host; anything else is a typo worth stopping for. */
@@ -246,7 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   return {
     port,
-    host: read(env, 'HOST') ?? '0.0.0.0',
+    host: listenHost(env),
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
     databaseUrl: databaseUrl(env),
     publicUrl,
@@ -317,18 +332,38 @@ export function resolveJwtSecret(config: Config): { secret: string; source: 'env
   if (config.jwtSecret) return { secret: config.jwtSecret, source: 'env' }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const file = join(config.dataDir, JWT_SECRET_FILE)
-  if (existsSync(file)) {
-    const secret = readFileSync(file, 'utf8').trim()
+  const kept = (): { secret: string; source: 'file' } => {
+    let secret = ''
+    // Another process starting at the same moment may have created the file and not yet written it.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (attempt > 0) Bun.sleepSync(25)
+      try {
+        secret = readFileSync(file, 'utf8').trim()
+      } catch (error) {
+        throw new ConfigError(
+          'JWT_SECRET',
+          `cannot read the generated secret in ${file} (${(error as Error).message}); fix or delete it, or set JWT_SECRET`,
+        )
+      }
+      if (Buffer.byteLength(secret) >= 32) break
+    }
     if (Buffer.byteLength(secret) < 32) throw new ConfigError('JWT_SECRET', `the generated secret in ${file} is damaged; delete it or set JWT_SECRET`)
     return { secret, source: 'file' }
   }
+  if (existsSync(file)) return kept()
   const secret = randomBytes(48).toString('base64url')
   // 'wx' fails if another process created the file in between; then use theirs.
   try {
     writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' })
     chmodSync(file, 0o600)
-  } catch {
-    return { secret: readFileSync(file, 'utf8').trim(), source: 'file' }
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') {
+      throw new ConfigError(
+        'JWT_SECRET',
+        `cannot keep a generated secret in ${file} (${(error as Error).message}); check DATA_DIR, or set JWT_SECRET`,
+      )
+    }
+    return kept()
   }
   return { secret, source: 'generated' }
 }

@@ -19,6 +19,9 @@ export function explainPostgresError(error: unknown, url: string): string | null
   if (code === '28P01' || code === '28000') return `PostgreSQL at ${url} refused the login (${message}); check the user and password in DATABASE_URL`
   if (code === '3D000') return `the database in ${url} does not exist (${message}); create it (createdb) or fix DATABASE_URL`
   if (code === '42501') return `the PostgreSQL user in ${url} lacks a privilege promptlib needs (${message}); it must own the database`
+  // Query parameters of the URL that postgres-js does not know go to the server as settings at connect.
+  if ((code === '42704' || code === '22023') && /parameter "/.test(message))
+    return `PostgreSQL at ${url} refused a setting (${message}); check the parameters after "?" in DATABASE_URL`
   if (code === '53300') return `PostgreSQL at ${url} has no free connections (${message}); raise max_connections or lower the instances' pools`
   return null
 }
