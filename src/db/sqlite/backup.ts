@@ -9,9 +9,11 @@
 // Restore puts a backup in place of the database. SQLite leaves WAL mode only when no other
 // connection has the database open, so asking for it tells whether a server (or an import) has it
 // open: then nothing is touched. Otherwise an exclusive lock keeps anyone from opening it during
-// the swap, and the replaced database is kept beside it.
+// the swap, and the replaced database is kept beside it. A database in rollback-journal mode (an
+// import alone on it, which holds no lock between files) is refused; a damaged one (what a restore
+// is for) is set aside with its log and journal as they were.
 import { Database, SQLiteError } from 'bun:sqlite'
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, copyFileSync } from 'node:fs'
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { EMBEDDED_MIGRATIONS } from './migrations.gen'
 
@@ -64,7 +66,13 @@ export function backupDatabase(file: string, target: string, { lockTimeoutMs }: 
   if (existsSync(target)) throw new BackupError(`${target} already exists; choose a new name (a backup never overwrites a file)`)
   const partial = join(dirname(target), `.${basename(target)}.partial`)
   rmSync(partial, { force: true })
-  createEmptyPrivate(partial)
+  try {
+    createEmptyPrivate(partial)
+  } catch (error) {
+    throw new BackupError(
+      `cannot write the backup in ${dirname(target)} (${(error as Error).message}); check that the directory exists and this user can write there`,
+    )
+  }
   const db = new Database(file, { readwrite: true, create: false })
   try {
     db.run(`PRAGMA busy_timeout = ${lockTimeoutMs}`)
@@ -96,6 +104,26 @@ const stamp = () =>
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z')
 
+/**
+ * The journal mode written in a database file's header (bytes 18-19: 1 = rollback journal,
+ * 2 = WAL), read without opening it; null for a file that is not a SQLite database.
+ */
+function headerJournalMode(file: string): 'wal' | 'rollback' | null {
+  const header = Buffer.alloc(20)
+  const fd = openSync(file, 'r')
+  try {
+    if (readSync(fd, header, 0, 20, 0) < 20) return null
+  } finally {
+    closeSync(fd)
+  }
+  if (header.subarray(0, 16).toString('latin1') !== 'SQLite format 3\u0000') return null
+  return header[18] === 2 ? 'wal' : 'rollback'
+}
+
+/** SQLite says the file is not a (whole) database: no server can be serving it. */
+const isDamaged = (error: unknown) =>
+  error instanceof SQLiteError && (error.code?.startsWith('SQLITE_NOTADB') || error.code?.startsWith('SQLITE_CORRUPT')) === true
+
 export function restoreDatabase(backup: string, file: string): RestoreResult {
   if (!existsSync(backup)) throw new BackupError(`no such file: ${backup}`)
   const found = inspect(backup)
@@ -104,16 +132,29 @@ export function restoreDatabase(backup: string, file: string): RestoreResult {
     throw new BackupError(
       `${backup} comes from a newer promptlib (${found.migrations} migrations, this one knows ${EMBEDDED_MIGRATIONS.length}); restore it with that version`,
     )
+  // Every promptlib process puts the database in WAL mode when it opens it; only an import alone
+  // on it switches to a rollback journal (db/sqlite/bulk.ts), and an import between two files
+  // holds no lock that the check below could see. Its later files would go into the replaced one.
+  if (existsSync(file) && headerJournalMode(file) === 'rollback') {
+    throw new BackupError(
+      `${file} is in rollback-journal mode: an import is writing it (or one was interrupted: \`promptlib migrate\` recovers it); wait for the import to finish, then restore`,
+    )
+  }
 
+  // A new machine: the data directory may not exist yet (created as the server creates it).
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   const incoming = join(dirname(file), `.${basename(file)}.restoring`)
   rmSync(incoming, { force: true })
   copyFileSync(backup, incoming)
+  // It holds password and token hashes, whatever mode the backup file was given.
+  chmodSync(incoming, 0o600)
   fsyncFile(incoming)
 
   if (!existsSync(file)) {
     renameSync(incoming, file)
     return { replaced: null }
   }
+  const replaced = `${file}.before-restore-${stamp()}`
   const live = new Database(file, { readwrite: true, create: false })
   try {
     let alone: boolean
@@ -122,16 +163,29 @@ export function restoreDatabase(backup: string, file: string): RestoreResult {
       alone = live.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode === 'delete'
     } catch (error) {
       if (!(error instanceof SQLiteError)) throw error
+      if (isDamaged(error)) {
+        // What a restore is for: the damaged file is kept, with its log, as it was.
+        live.close()
+        renameSync(file, replaced)
+        for (const suffix of ['-wal', '-shm', '-journal']) if (existsSync(`${file}${suffix}`)) renameSync(`${file}${suffix}`, `${replaced}${suffix}`)
+        renameSync(incoming, file)
+        return { replaced }
+      }
       alone = false
     }
     if (!alone) {
       rmSync(incoming, { force: true })
       throw new BackupError(`${file} is open in another process (a running server or an import); stop it, then restore`)
     }
-    // Nobody may open it until the swap is done.
-    live.run('PRAGMA locking_mode = EXCLUSIVE')
-    live.run('BEGIN EXCLUSIVE')
-    const replaced = `${file}.before-restore-${stamp()}`
+    try {
+      // Nobody may open it until the swap is done.
+      live.run('PRAGMA locking_mode = EXCLUSIVE')
+      live.run('BEGIN EXCLUSIVE')
+    } catch (error) {
+      rmSync(incoming, { force: true })
+      if (!(error instanceof SQLiteError)) throw error
+      throw new BackupError(`${file} is in use by another process (${error.message}); stop it, then restore`)
+    }
     renameSync(file, replaced)
     renameSync(incoming, file)
     for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true })
