@@ -95,6 +95,42 @@ export async function copySqliteToPostgres(
   return result
 }
 
+const NOTHING_COPIED = 'nothing was copied (the target is as it was); correct the row in the SQLite database and copy again'
+
+function rowName(row: Record<string, unknown> & { rowid: number }): string {
+  return typeof row.id === 'string' || typeof row.id === 'number' ? `id ${JSON.stringify(row.id)}` : `rowid ${row.rowid}`
+}
+
+/**
+ * What SQLite keeps and PostgreSQL refuses, named before the copy is refused as a whole: a NUL
+ * (U+0000) in text or JSON, a date outside the years 1-9999 (or none at all: epoch milliseconds
+ * beyond JavaScript's range), which postgres-js cannot send as a timestamp.
+ */
+function unstorable(row: Record<string, unknown>, table: SQLiteTable): string | null {
+  const columns = getTableColumns(table)
+  for (const [key, value] of Object.entries(row)) {
+    const column = columns[key]?.name ?? key
+    if (value instanceof Date) {
+      const year = value.getUTCFullYear()
+      if (Number.isNaN(year) || year < 1 || year > 9999) return `column ${column} holds a date out of the range 0001-9999`
+    } else if (typeof value === 'string') {
+      if (value.includes('\u0000')) return `column ${column} holds a NUL character`
+    } else if (value !== null && typeof value === 'object' && JSON.stringify(value).includes('\\u0000')) {
+      return `column ${column} holds a NUL character`
+    }
+  }
+  return null
+}
+
+/** PostgreSQL's refusal of the data itself (SQLSTATE classes 22 and 23), from the error or its cause. */
+function dataRefusal(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return (e as Error).message
+  }
+  return null
+}
+
 async function copyTables(source: SqliteStorage, target: PgStorage, tables: SQLiteTable[], onTable?: (name: string, rows: number) => void) {
   await target.db.transaction(async (tx) => {
     for (const table of tables) {
@@ -118,7 +154,17 @@ async function copyTables(source: SqliteStorage, target: PgStorage, tables: SQLi
           .all() as (Record<string, unknown> & { rowid: number })[]
         if (rows.length === 0) break
         after = rows[rows.length - 1]!.rowid
-        await tx.insert(pgTable).values(rows.map(({ rowid: _, ...row }) => row))
+        for (const row of rows) {
+          const problem = unstorable(row, table)
+          if (problem) throw new CopyError(`table "${name}", row ${rowName(row)}: ${problem}, which PostgreSQL cannot store; ${NOTHING_COPIED}`)
+        }
+        try {
+          await tx.insert(pgTable).values(rows.map(({ rowid: _, ...row }) => row))
+        } catch (error) {
+          const refusal = dataRefusal(error)
+          if (refusal) throw new CopyError(`table "${name}": PostgreSQL refused a row (${refusal}); ${NOTHING_COPIED}`)
+          throw error
+        }
         copied += rows.length
       }
       await tx.execute(sql.raw(`ALTER TABLE "${name}" ENABLE TRIGGER USER`))
