@@ -14,7 +14,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DATABASE_FILE } from '../src/db/sqlite/client'
-import { SEARCH_SQL } from '../src/features/catalogue/search.sqlite'
+import { MAX_COMPLETIONS, SEARCH_SQL } from '../src/features/catalogue/search.sqlite'
 import { ftsExpression } from '../src/lib/search/fts5'
 import { searchTerms } from '../src/lib/search/terms'
 import { generateCatalogue, generateQueries } from './bench/catalogue-data'
@@ -65,7 +65,9 @@ try {
     const terms = searchTerms(q)
     if (!terms) continue
     const last = terms.words[terms.words.length - 1]!
-    const match = ftsExpression(terms, [], terms.prefix ? completions.all(last, `${last}\u{10ffff}`).map((r) => r.term) : undefined)
+    // As the server: more completions than it takes, and the last word goes as a prefix.
+    const found = terms.prefix ? completions.all(last, `${last}\u{10ffff}`).map((r) => r.term) : undefined
+    const match = ftsExpression(terms, [], found && found.length <= MAX_COMPLETIONS ? found : undefined)
     const path = `/api/search?q=${encodeURIComponent(q)}`
     const res = await fetch(server.url + path)
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}`)

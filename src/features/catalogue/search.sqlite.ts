@@ -17,8 +17,12 @@ const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
  * words reaches it, and ranking every title that holds "for" would take a hundred milliseconds.
  */
 const HEAD_RANK_CAP = 5000
-/** How many whole words an unfinished last word may stand for (the most frequent first). */
-const MAX_COMPLETIONS = 16
+/**
+ * How many whole words an unfinished last word may stand for; when more words of the heads begin
+ * with it, it is asked as a prefix (as PostgreSQL does past 32): a cut list lost the prompts of
+ * the words left out (bench-search.ts at 100,000 prompts: no change).
+ */
+export const MAX_COMPLETIONS = 16
 const SEARCH_INDEXES = ['prompts_fts', 'prompts_head_fts'] as const
 /** FTS5's defaults, and the segments one level may hold while an import defers merging. */
 const FTS5_AUTOMERGE = 4
@@ -27,7 +31,7 @@ const DEFERRED_CRISISMERGE = 2000
 /** The statements of a search (scripts/bench-search-limit.ts runs the same ones in its bare baseline). */
 export const SEARCH_SQL = {
   revision: 'SELECT revision FROM catalogue_state WHERE id = 1',
-  completionsOf: `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS}`,
+  completionsOf: `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS + 1}`,
   countMatches: 'SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)',
   // One row always: a page of the head matches, best first. Their number is a statement of its
   // own, asked only past the last of them: counting them beside the page kept every ranked match
@@ -64,12 +68,13 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
   /**
    * The index's words that start with the folded word, or with the word as typed in lower case:
    * FTS5 folds some letters differently (it keeps ά, й, が), and its words are what it folded.
+   * Undefined when there are more than MAX_COMPLETIONS: only the prefix itself finds them all.
    */
-  function completionsFor(db: SqliteDb, word: string, typed: string): string[] {
+  function completionsFor(db: SqliteDb, word: string, typed: string): string[] | undefined {
     const found = completionsOf(db, word)
     const lower = typed.toLowerCase()
-    if (lower === word) return found
-    return [...new Set([...found, ...completionsOf(db, lower)])].slice(0, MAX_COMPLETIONS)
+    const all = lower === word ? found : [...new Set([...found, ...completionsOf(db, lower)])]
+    return all.length > MAX_COMPLETIONS ? undefined : all
   }
 
   return {
