@@ -18,7 +18,7 @@ export { formatIssue, type FileReport, type ImportIssue, type Progress as Import
 export { CategoryView as CategoryViewSchema, SearchHit as SearchHitSchema, Variable as VariableSchema } from './model'
 export type { CategoryView, Prompt, PromptSummary } from './model'
 export { fillVariables, type FillProblem } from './text'
-export type { Caller } from './service'
+export { type Caller, canonicalUuid } from './service'
 
 // Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
 const pgSearch = (): typeof import('./search.pg') => require('./search.pg')

@@ -34,6 +34,15 @@ export const summary = (r: PromptRecord): PromptSummary => ({
   updated_at: r.updatedAt.toISOString(),
 })
 
+/**
+ * A prompt id as stored: lower case, without the `urn:uuid:` of a UUID's URN form (RFC 9562),
+ * which the uuid format of a route's validation accepts like the plain UUID.
+ */
+export const canonicalUuid = (id: string) => {
+  const lower = id.toLowerCase()
+  return lower.startsWith('urn:uuid:') ? lower.slice(9) : lower
+}
+
 /** A newest-first walk's position as an opaque cursor: base64url of "createdAt.seq". */
 const encodeCursor = (key: NewestKey) => Buffer.from(`${key.createdAt}.${key.seq}`).toString('base64url')
 function decodeCursor(cursor: string): NewestKey {
@@ -114,7 +123,7 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
   }
 
   async function prompt(id: string): Promise<Prompt | null> {
-    const row = await store.prompt(id.toLowerCase())
+    const row = await store.prompt(canonicalUuid(id))
     return row ? { ...summary(row), content: row.content, variables: parseVariables(row.content) } : null
   }
 

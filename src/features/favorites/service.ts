@@ -2,7 +2,7 @@
 // triggers in the same statement, so it stays exact under concurrent adds and removes, on
 // every instance. Titles and categories come from the catalogue (its index.ts), never a join.
 import { notFound } from '../../http/problem'
-import type { CatalogueService } from '../catalogue'
+import { type CatalogueService, canonicalUuid } from '../catalogue'
 import type { Added, FavoritePage } from './model'
 import type { FavoritesStore } from './store'
 
@@ -21,14 +21,14 @@ export function createFavoritesService(store: FavoritesStore, catalogue: Pick<Ca
 
     /** Adds the favorite; `created` is false when it already was one (same body, 200). */
     async add(userId: string, promptId: string): Promise<{ created: boolean; favorite: Added }> {
-      const id = promptId.toLowerCase()
+      const id = canonicalUuid(promptId)
       const added = await store.add(userId, id, new Date())
       if (!added) throw notFound('There is no prompt with this id.')
       return { created: added.created, favorite: { prompt_id: id, created_at: added.createdAt.toISOString() } }
     },
 
     async remove(userId: string, promptId: string): Promise<void> {
-      if (!(await store.remove(userId, promptId.toLowerCase()))) throw notFound('This prompt is not one of your favorites.')
+      if (!(await store.remove(userId, canonicalUuid(promptId)))) throw notFound('This prompt is not one of your favorites.')
     },
   }
 }
