@@ -26,10 +26,10 @@ export function createSkillsService(store: SkillsStore) {
   return {
     async list(filters: { category?: string; tag?: string } & Page): Promise<SkillPage> {
       const page = { limit: filters.limit, offset: filters.offset }
-      const { items, total } = await store.list(
-        { category: filters.category, tag: filters.tag === undefined ? undefined : slugify(filters.tag) },
-        page,
-      )
+      const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
+      // A tag with nothing of a slug in it ("!!!") is no skill's tag (as in the prompt search).
+      if (tag === '') return { items: [], total: 0, ...page }
+      const { items, total } = await store.list({ category: filters.category, tag }, page)
       return { items: items.map(view), total, ...page }
     },
 
@@ -42,8 +42,9 @@ export function createSkillsService(store: SkillsStore) {
     async search(q: string, filters: { category?: string; tag?: string } & Page): Promise<SkillSearchPage> {
       const page = { limit: filters.limit, offset: filters.offset }
       const terms = searchTerms(q)
-      if (!terms) return { items: [], total: 0, ...page }
-      const query = { terms, category: filters.category, tag: filters.tag === undefined ? undefined : slugify(filters.tag) }
+      const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
+      if (!terms || tag === '') return { items: [], total: 0, ...page }
+      const query = { terms, category: filters.category, tag }
       const { total, hits } = await store.search(query, page, SKILL_SEARCH_WINDOW)
       return { items: hits.map((r) => ({ ...view(r), snippet: snippet([r.instructions, r.description, r.name], terms) })), total, ...page }
     },
