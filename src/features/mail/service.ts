@@ -51,11 +51,21 @@ export function createMailService({
 
   async function sendOne(row: OutboxRecord, token: string): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined
+    // At the deadline the attempt is aborted, not just no longer awaited: an abandoned send that
+    // went on would deliver a message the outbox is about to record unsent (and send again).
+    const abandon = new AbortController()
     try {
       const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer from the mail server within ${sendDeadlineMs} ms`)), sendDeadlineMs)
+        timer = setTimeout(() => {
+          const error = new Error(`no answer from the mail server within ${sendDeadlineMs} ms`)
+          abandon.abort(error)
+          reject(error)
+        }, sendDeadlineMs)
       })
-      await Promise.race([transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.bodyText }), deadline])
+      const sending = transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.bodyText }, abandon.signal)
+      // Settled apart: once the deadline has won the race, the aborted send's rejection is expected.
+      sending.catch(() => {})
+      await Promise.race([sending, deadline])
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500)
       const giveUp = row.attempts >= settings.maxAttempts

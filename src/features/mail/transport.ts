@@ -13,8 +13,12 @@ export interface OutgoingMail {
 
 export interface MailTransport {
   readonly kind: 'smtp' | 'log'
-  /** Resolves when the message is accepted; throws when it is not (the outbox retries). */
-  send(mail: OutgoingMail): Promise<void>
+  /**
+   * Resolves when the message is accepted; throws when it is not (the outbox retries). When
+   * `signal` aborts, the attempt stops (its connection is closed), so an abandoned send can never
+   * be accepted later behind the outbox's back.
+   */
+  send(mail: OutgoingMail, signal?: AbortSignal): Promise<void>
   close(): void
 }
 
@@ -44,12 +48,16 @@ export function smtpTransport(url: string, from: string, timeoutMs: number): Mai
   const domain = domainOf(from)
   return {
     kind: 'smtp',
-    async send(mail) {
+    async send(mail, signal) {
       if (closed) throw new Error('the SMTP transport is closed')
       // A fixed Message-ID: if a worker dies after the server accepted the message but before the
       // outbox recorded it, the retry carries the same id and mail systems can drop the copy.
+      // The signal closes the connection of an attempt the outbox gave up on: a server that trickles
+      // its replies (each within the socket timeout) would otherwise accept the message after the
+      // outbox recorded it unsent, and every retry would deliver another copy.
       const smtp = await open()
-      await smtp.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@${domain}>` })
+      signal?.throwIfAborted()
+      await smtp.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@${domain}>`, signal })
     },
     close() {
       closed = true
