@@ -44,16 +44,28 @@ async function readUpTo(request: Request): Promise<Uint8Array> {
     if (Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge()
     return new Uint8Array(await request.arrayBuffer())
   }
-  const reader = request.body.getReader()
+  const bytes = await readAtMost(request.body, MAX_BODY_BYTES)
+  if (bytes === null) throw payloadTooLarge()
+  return bytes
+}
+
+/**
+ * A body read whole, or null as soon as it passes `limit` bytes (the rest is not read). A body
+ * without a declared length (chunked) is counted as it arrives: read whole first, an endless one
+ * would be buffered until some deadline.
+ */
+export async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
+  if (!body) return new Uint8Array()
+  const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
     size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw payloadTooLarge()
+      return null
     }
     chunks.push(value)
   }

@@ -12,6 +12,7 @@ import {
   UnexpectedErrorResponseBodyError,
   UnexpectedResponseError,
 } from 'arctic'
+import { readAtMost } from '../../http/body'
 import { CONTROL_CHARS } from '../../http/text'
 import type { ProviderSettings } from './providers'
 import { type ProviderProfile, SignInFailure } from './sign-in'
@@ -83,8 +84,8 @@ async function getJson(url: string, accessToken: string, signal: AbortSignal, wh
     }
     const declared = Number(response.headers.get('content-length') ?? 0)
     if (declared > MAX_ANSWER_BYTES) throw new SignInFailure('provider_error', `${what}: answer of ${declared} bytes`)
-    const bytes = new Uint8Array(await response.arrayBuffer())
-    if (bytes.byteLength > MAX_ANSWER_BYTES) throw new SignInFailure('provider_error', `${what}: answer of ${bytes.byteLength} bytes`)
+    const bytes = await readAtMost(response.body, MAX_ANSWER_BYTES)
+    if (bytes === null) throw new SignInFailure('provider_error', `${what}: answer over ${MAX_ANSWER_BYTES} bytes`)
     try {
       return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
     } catch {
