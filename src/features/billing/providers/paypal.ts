@@ -124,6 +124,8 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
         },
         body: 'grant_type=client_credentials',
         signal: AbortSignal.timeout(TIMEOUT_MS),
+        // The credentials and the order (with the user's id) go to PAYPAL_API_BASE only, never where a redirect points.
+        redirect: 'error',
       })
       const body: unknown = await res.json().catch(() => null)
       if (!res.ok || !isRecord(body) || !str(body.access_token) || typeof body.expires_in !== 'number')
@@ -148,6 +150,7 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
         headers: { authorization: `Bearer ${await accessToken()}`, 'content-type': 'application/json', accept: 'application/json', ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
+        redirect: 'error',
       })
       if (res.status === 401 && attempt === 0) {
         token = null
