@@ -8,8 +8,14 @@ import { SseParser, type SseEvent } from './sse-parser'
 import { systemPrompt, userMessage } from './system-prompts'
 import { EngineError, type EngineRun, type EngineUsage, type OptimizeRequest, type OptimizerEngine } from './types'
 
-/** A non-streaming JSON answer is read whole; this bounds it. */
+/**
+ * An answer's bound, in characters: a non-streaming JSON answer is read whole, and a streamed
+ * one is kept whole (the done event, the history). Without it an upstream that never stops (a
+ * model in a loop, a broken proxy) filled the memory for up to the 10-minute stream limit: on
+ * loopback ~250 MB a second, one stream enough to bring the server down.
+ */
 const MAX_JSON_ANSWER = 4 * 1024 * 1024
+const MAX_ANSWER_CHARS = MAX_JSON_ANSWER
 /** How long the body may linger after [DONE] before the connection is cut instead of reused. */
 const BODY_END_GRACE_MS = 1000
 
@@ -24,12 +30,20 @@ interface Interpreted {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
+/**
+ * The most tokens a figure may claim: the history's columns are 32-bit integers on PostgreSQL (a
+ * larger figure failed the row's final update and left it `running`), and 1e400 parses to
+ * Infinity (which JSON.stringify writes as null). An absurd figure counts as none: estimated.
+ */
+const MAX_TOKENS_FIGURE = 2 ** 31 - 1
+
 function usageOf(payload: Record<string, unknown>): EngineUsage | undefined {
   const usage = payload.usage
   if (!isObject(usage)) return undefined
   const input = usage.prompt_tokens
   const output = usage.completion_tokens
-  if (typeof input !== 'number' || typeof output !== 'number' || !(input >= 0) || !(output >= 0)) return undefined
+  const plausible = (n: unknown): n is number => typeof n === 'number' && n >= 0 && n <= MAX_TOKENS_FIGURE
+  if (!plausible(input) || !plausible(output)) return undefined
   return { input_tokens: Math.round(input), output_tokens: Math.round(output) }
 }
 
@@ -42,7 +56,9 @@ function interpretPayload(json: string, key: 'delta' | 'message'): Interpreted {
     throw new EngineError('upstream_error', 'malformed stream: a data line is not JSON', false)
   }
   if (!isObject(payload)) throw new EngineError('upstream_error', 'malformed stream: a data line is not an object', false)
-  if (payload.error !== undefined) throw new EngineError('upstream_error', 'the upstream reported an error in the stream', false)
+  // `"error": null` is how some servers' serialisers write "no error" (an optional field, null)
+  if (payload.error !== undefined && payload.error !== null)
+    throw new EngineError('upstream_error', 'the upstream reported an error in the stream', false)
   const choice = Array.isArray(payload.choices) ? payload.choices[0] : undefined
   const part = isObject(choice) ? choice[key] : undefined
   const content = isObject(part) ? part.content : undefined
@@ -126,6 +142,17 @@ async function finishBody(reader: BodyReader, controller: AbortController): Prom
   }
 }
 
+/**
+ * A piece's text safe to hand on and to store: a lone surrogate (a JSON `\ud800` escape) becomes
+ * U+FFFD, as storing it does (so the done event and the history agree), except a high surrogate at
+ * the very end, held back: its low half may open the next piece (an emoji cut in two).
+ */
+function wellFormedPart(text: string): { text: string; held: string } {
+  const last = text.charCodeAt(text.length - 1)
+  const cut = last >= 0xd800 && last <= 0xdbff ? text.length - 1 : text.length
+  return { text: text.slice(0, cut).toWellFormed(), held: text.slice(cut) }
+}
+
 function throwNoText(): never {
   throw new EngineError('upstream_error', 'the upstream answered without text', false)
 }
@@ -196,9 +223,19 @@ export function createOpenAiEngine(config: OptimizerUpstreamConfig): OptimizerEn
           const isJson = (response.headers.get('content-type') ?? '').toLowerCase().includes('application/json')
           const reader = response.body.getReader() as BodyReader
           const pieces = isJson ? readJsonAnswer(reader, onChunk, reported) : readEventStream(reader, onChunk, reported)
-          for await (const piece of pieces) {
+          let held = ''
+          for await (const raw of pieces) {
+            const part = wellFormedPart(held + raw)
+            held = part.held
+            const piece = part.text
+            if (piece === '') continue
+            if (output.length + piece.length > MAX_ANSWER_CHARS) throw new EngineError('upstream_error', 'the upstream answer is too large', false)
             output += piece
             yield piece
+          }
+          if (held !== '') {
+            output += '\ufffd'
+            yield '\ufffd'
           }
           completed = reader
         } catch (error) {

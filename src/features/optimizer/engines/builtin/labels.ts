@@ -166,7 +166,10 @@ function fromExamples(text: string): string[] | null {
 
 /** "complaint, question or praise" → three labels; null unless it is a list of at least two short items. */
 function parseList(raw: string): string[] | null {
-  const parts = raw.split(ITEM_SPLIT)
+  // Runs of whitespace become one space first: ITEM_SPLIT's \s* and \s+ around its alternatives
+  // would otherwise backtrack cubically over a long run ("Labels: a" + 6,000 tabs took ~90 s).
+  // The labels are the same either way: each part's words are joined with single spaces below.
+  const parts = raw.replace(/\s+/g, ' ').split(ITEM_SPLIT)
   const labels: string[] = []
   for (let i = 0; i < parts.length; i++) {
     let words = (parts[i] ?? '').trim().split(/\s+/).filter(Boolean)
