@@ -110,6 +110,19 @@ describe('error shape', async () => {
     expect(logged).toBeDefined()
   })
 
+  test('a query integer out of range names its parameter (Elysia checks it alone, without a path)', async () => {
+    for (const [query, path] of [
+      ['limit=0', '/limit'],
+      ['limit=%20', '/limit'],
+      ['limit=99999999999999999999', '/limit'],
+      ['offset=-1', '/offset'],
+      ['limit=abc', '/limit'],
+    ]) {
+      const body = await problem(await t.request(`/api/search?q=a&${query}`), 422, 'validation_failed')
+      expect({ query, paths: (body.errors as { path: string }[]).map((e) => e.path) }).toEqual({ query, paths: [path] })
+    }
+  })
+
   test('an answer that fails its own schema → 500 internal_error, logged with its fields but not its values', async () => {
     const res = await t.request('/api/test-only/bad-answer', { headers: { 'x-request-id': 'bad-answer-1' } })
     const text = await res.clone().text()

@@ -23,8 +23,11 @@ function fieldErrors(error: ValidationError): FieldError[] {
   // One entry per field: TypeBox reports a missing property twice (missing, and not a string).
   const seen = new Set<string>()
   const out: FieldError[] = []
+  // A query integer out of range is checked alone ('property'), without its name: the schema's title gives it.
+  const title = error.type === 'property' ? (error.validator as { title?: unknown } | undefined)?.title : undefined
+  const root = typeof title === 'string' ? `/${title}` : '/'
   for (const issue of error.all as Array<{ path?: string; message?: string; summary?: string }>) {
-    const path = issue.path && issue.path !== 'root' ? issue.path : '/'
+    const path = issue.path && issue.path !== 'root' ? issue.path : root
     if (seen.has(path)) continue
     seen.add(path)
     out.push({ path, message: withoutValue(issue.summary || issue.message || 'is not valid') })

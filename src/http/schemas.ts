@@ -51,8 +51,9 @@ export function strictObject<T extends Record<string, TSchema>>(properties: T, o
 export const MAX_OFFSET = Number.MAX_SAFE_INTEGER
 
 export const PaginationQuery = {
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: '1–100, default 20' })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: '≥ 0, default 0' })),
+  // `title` names the parameter in a 422: Elysia checks a query integer's range alone, with no path (http/errors.ts).
+  limit: t.Optional(t.Integer({ title: 'limit', minimum: 1, maximum: 100, default: 20, description: '1–100, default 20' })),
+  offset: t.Optional(t.Integer({ title: 'offset', minimum: 0, maximum: MAX_OFFSET, default: 0, description: '≥ 0, default 0' })),
 }
 
 export function paginated<T extends TSchema>(item: T) {
