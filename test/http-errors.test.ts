@@ -111,13 +111,14 @@ describe('error shape', async () => {
   })
 
   test('a query integer out of range names its parameter (Elysia checks it alone, without a path)', async () => {
-    for (const [query, path] of [
+    const cases: [string, string][] = [
       ['limit=0', '/limit'],
       ['limit=%20', '/limit'],
       ['limit=99999999999999999999', '/limit'],
       ['offset=-1', '/offset'],
       ['limit=abc', '/limit'],
-    ]) {
+    ]
+    for (const [query, path] of cases) {
       const body = await problem(await t.request(`/api/search?q=a&${query}`), 422, 'validation_failed')
       expect({ query, paths: (body.errors as { path: string }[]).map((e) => e.path) }).toEqual({ query, paths: [path] })
     }
