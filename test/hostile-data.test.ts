@@ -257,7 +257,9 @@ describe('promptlib import (a real process)', () => {
     expect(r.stdout).toContain(`${good}: 1 added, 0 updated, 0 unchanged, 0 failed (`)
   })
 
-  const root = process.getuid?.() === 0 && spawnSync('runuser', ['--help']).status === 0
+  // Root, with runuser, and a checkout and a Bun that nobody may use (a clone under /root is not).
+  const asNobody = (...command: string[]) => spawnSync('runuser', ['-u', 'nobody', '--', ...command]).status === 0
+  const root = process.getuid?.() === 0 && asNobody('test', '-r', join(ROOT, 'src', 'main.ts')) && asNobody(process.execPath, '--version')
   test.skipIf(!root)(
     'an unreadable folder of skills, or a skill with an unreadable subfolder, is that path’s error; the next paths run',
     async () => {
