@@ -1,7 +1,7 @@
 // The frame around every page (skip link, header with search and navigation, main, footer) and
 // the table of client-side routes.
 import type { ComponentChildren, JSX } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { AccountPage } from './pages/account'
 import { CallbackPage, LoginPage, RegisterPage } from './pages/auth'
 import { BillingPage } from './pages/billing'
@@ -14,7 +14,7 @@ import { SkillPage, SkillsPage } from './pages/skills'
 import { TokensPage } from './pages/tokens'
 import { navigate, useLocation } from './router'
 import { clearNotice, signOut, useSession } from './session'
-import { Notice, Page } from './ui'
+import { loginHref, Notice, Page } from './ui'
 
 type Route = [RegExp, (match: RegExpExecArray) => JSX.Element | null]
 
@@ -138,11 +138,11 @@ function ThemeToggle() {
   )
 }
 
-function NavLink({ href, children }: { href: string; children: ComponentChildren }) {
+function NavLink({ href, to = href, children }: { href: string; to?: string; children: ComponentChildren }) {
   const loc = useLocation()
   const current = loc.path === href || (href !== '/' && loc.path.startsWith(`${href}/`))
   return (
-    <a href={href} aria-current={current ? 'page' : undefined}>
+    <a href={to} aria-current={current ? 'page' : undefined}>
       {children}
     </a>
   )
@@ -150,6 +150,8 @@ function NavLink({ href, children }: { href: string; children: ComponentChildren
 
 function Header() {
   const session = useSession()
+  // The sign-in links come back to the page they were followed from.
+  useLocation()
   const signedIn = session.token !== null
   return (
     <header class="site-header">
@@ -206,10 +208,14 @@ function Header() {
             ) : (
               <>
                 <li>
-                  <NavLink href="/login">Log in</NavLink>
+                  <NavLink href="/login" to={loginHref('login')}>
+                    Log in
+                  </NavLink>
                 </li>
                 <li>
-                  <NavLink href="/register">Sign up</NavLink>
+                  <NavLink href="/register" to={loginHref('register')}>
+                    Sign up
+                  </NavLink>
                 </li>
               </>
             )}
@@ -217,6 +223,29 @@ function Header() {
         </nav>
       </div>
     </header>
+  )
+}
+
+/**
+ * Why the session ended (a 401 on a later call), with the way back: log in, then return here. The
+ * control that was used is often gone with the session (a form for signed-in users): the focus,
+ * left on nothing, moves to the notice.
+ */
+function SessionNotice({ text }: { text: string }) {
+  const box = useRef<HTMLDivElement>(null)
+  useLayoutEffect(() => {
+    const active = document.activeElement
+    if (!active || active === document.body) box.current?.focus()
+  }, [text])
+  return (
+    <div ref={box} tabIndex={-1} class="session-notice">
+      <Notice kind="warning">
+        {text} <a href={loginHref()}>Log in again</a>{' '}
+        <button type="button" class="link-button" onClick={clearNotice}>
+          Dismiss
+        </button>
+      </Notice>
+    </div>
   )
 }
 
@@ -239,14 +268,7 @@ export function App() {
       </a>
       <Header />
       <main id="main" tabIndex={-1} ref={main}>
-        {session.notice && (
-          <Notice kind="warning">
-            {session.notice}{' '}
-            <button type="button" class="link-button" onClick={clearNotice}>
-              Dismiss
-            </button>
-          </Notice>
-        )}
+        {session.notice && <SessionNotice text={session.notice} />}
         {page ?? <NotFound />}
       </main>
       <footer class="site-footer">

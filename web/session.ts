@@ -54,10 +54,11 @@ connectSession(
   (problem) => {
     // The server no longer takes this token (expired, revoked by a password change, account gone).
     storeToken(null)
+    favoriteIds = null
     update({
       token: null,
       me: null,
-      notice: problem.code === 'token_expired' ? 'Your session expired; please log in again.' : 'Please log in again.',
+      notice: problem.code === 'token_expired' ? 'Your session expired.' : 'You were signed out.',
     })
   },
 )
@@ -80,6 +81,7 @@ export async function refreshMe(): Promise<Me | null> {
 
 export async function signIn(token: string): Promise<Me | null> {
   storeToken(token)
+  favoriteIds = null
   update({ token, me: null, notice: null })
   return refreshMe()
 }

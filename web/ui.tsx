@@ -44,8 +44,11 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
   )
 }
 
-/** What went wrong, in words, with the next step where there is one. */
-export function ErrorNotice({ error }: { error: unknown }) {
+/** Whether trying the same call again may help: the server was not reached, or failed on its side. */
+const transient = (error: unknown) => error instanceof ApiError && (error.status === 0 || error.status >= 500)
+
+/** What went wrong, in words, with the next step where there is one (a "Try again" button when given `retry` and it may help). */
+export function ErrorNotice({ error, retry }: { error: unknown; retry?: () => void }) {
   if (error instanceof ApiError) {
     if (error.code === 'upgrade_required') {
       return <UpgradePrompt tier={String(error.problem.required_tier ?? 'a higher')} what="This" />
@@ -53,11 +56,23 @@ export function ErrorNotice({ error }: { error: unknown }) {
     if (error.status === 401) {
       return (
         <Notice kind="error">
-          {error.problem.detail || 'Please log in.'} <a href={`/login?next=${encodeURIComponent(location.pathname + location.search)}`}>Log in</a>
+          {error.problem.detail || 'Please log in.'} <a href={loginHref()}>Log in</a>
         </Notice>
       )
     }
-    return <Notice kind="error">{error.problem.detail || 'Something went wrong.'}</Notice>
+    return (
+      <Notice kind="error">
+        {error.problem.detail || 'Something went wrong.'}
+        {retry && transient(error) && (
+          <>
+            {' '}
+            <button type="button" class="link-button" onClick={retry}>
+              Try again
+            </button>
+          </>
+        )}
+      </Notice>
+    )
   }
   return <Notice kind="error">Something went wrong in the app: {String((error as Error)?.message ?? error)}</Notice>
 }
@@ -75,6 +90,19 @@ export function UpgradePrompt({ tier, what }: { tier: string; what: string }) {
       </p>
     </div>
   )
+}
+
+/** Where to come back to after logging in: here, unless here is a sign-in page itself. */
+export function hereForNext(): string {
+  // On the sign-in pages themselves, where they were already going to go back to.
+  if (/^\/(login|register)\/?$/.test(location.pathname)) return new URLSearchParams(location.search).get('next') ?? '/'
+  return location.pathname.startsWith('/auth/') ? '/' : location.pathname + location.search
+}
+
+/** A link to log in (or sign up) that comes back here afterwards. */
+export const loginHref = (page: 'login' | 'register' = 'login') => {
+  const next = hereForNext()
+  return next === '/' ? `/${page}` : `/${page}?next=${encodeURIComponent(next)}`
 }
 
 export function SignInPrompt({ what }: { what: string }) {

@@ -1,5 +1,5 @@
 // The account: tier, today's usage against the tier's limits, the password, and deleting it all.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { type Me, sendJson } from '../api'
 import { clock, day, duration, secondsToUtcMidnight } from '../lib/time'
 import { navigate } from '../router'
@@ -104,6 +104,19 @@ function DeleteAccount({ me }: { me: Me }) {
   const [typed, setTyped] = useState('')
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
+  // The focus follows what the button opens and closes (the button itself is swapped out meanwhile).
+  const opener = useRef<HTMLButtonElement>(null)
+  const confirm = useRef<HTMLInputElement>(null)
+  const moved = useRef(false)
+  useLayoutEffect(() => {
+    if (moved.current) (open ? confirm : opener).current?.focus()
+    moved.current = true
+  }, [open])
+  const close = () => {
+    setOpen(false)
+    setTyped('')
+    setError(null)
+  }
   const remove = async (e: Event) => {
     e.preventDefault()
     setBusy(true)
@@ -121,16 +134,17 @@ function DeleteAccount({ me }: { me: Me }) {
       <h2 id="delete-heading">Delete your account</h2>
       <p>This deletes your account, favorites, tokens and optimizer history at once. It cannot be undone; a paid subscription is not refunded.</p>
       {!open ? (
-        <button type="button" class="danger" aria-expanded={false} onClick={() => setOpen(true)}>
+        <button type="button" class="danger" aria-expanded={false} ref={opener} onClick={() => setOpen(true)}>
           Delete my account…
         </button>
       ) : (
-        <form class="stack narrow" onSubmit={remove}>
+        <form class="stack narrow" onSubmit={remove} onKeyDown={(e) => e.key === 'Escape' && close()}>
           {error !== null && <ErrorNotice error={error} />}
           <Field id="confirm-email" label={`Type your e-mail (${me.email}) to confirm`}>
             {(d) => (
               <input
                 id="confirm-email"
+                ref={confirm}
                 type="email"
                 autocomplete="off"
                 value={typed}
@@ -143,7 +157,7 @@ function DeleteAccount({ me }: { me: Me }) {
             <button type="submit" class="danger" disabled={busy || typed.trim().toLowerCase() !== me.email}>
               Delete permanently
             </button>
-            <button type="button" class="secondary" onClick={() => setOpen(false)}>
+            <button type="button" class="secondary" onClick={close}>
               Cancel
             </button>
           </div>
@@ -168,7 +182,23 @@ export function AccountPage() {
     )
   }
   const me = session.me
-  if (!me) return error ? <ErrorNotice error={error} /> : <Loading what="Loading your account" />
+  if (!me) {
+    return (
+      <Page title="Account">
+        {error ? (
+          <ErrorNotice
+            error={error}
+            retry={() => {
+              setError(null)
+              refreshMe().catch(setError)
+            }}
+          />
+        ) : (
+          <Loading what="Loading your account" />
+        )}
+      </Page>
+    )
+  }
   const reset = secondsToUtcMidnight()
   return (
     <Page title="Account">

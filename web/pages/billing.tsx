@@ -78,7 +78,7 @@ function SubscriptionState() {
     <section aria-labelledby="subscription-heading" class="card">
       <h2 id="subscription-heading">Your subscription</h2>
       {sub.error ? (
-        <ErrorNotice error={sub.error} />
+        <ErrorNotice error={sub.error} retry={sub.reload} />
       ) : !sub.data ? (
         <Loading what="Loading your subscription" />
       ) : (
@@ -132,7 +132,7 @@ export function BillingPage() {
     <Page title="Plans" lead="Every plan browses and searches the whole library. Paid plans lift the daily limits and add the API and skills.">
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       {config.error ? (
-        <ErrorNotice error={config.error} />
+        <ErrorNotice error={config.error} retry={config.reload} />
       ) : !config.data ? (
         <Loading what="Loading the plans" />
       ) : (

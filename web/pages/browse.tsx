@@ -1,6 +1,6 @@
 // Browsing: the categories on the home page, and one category's prompts with a subcategory, a
 // tag, an order and pages, all kept in the address (so a filtered list can be shared or bookmarked).
-import { type Category, getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
+import { ApiError, type Category, getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
 import { navigate, useLocation, withQuery } from '../router'
 import { ErrorNotice, Loading, Page, Pager, useApi } from '../ui'
 import { PromptCard } from './cards'
@@ -20,7 +20,7 @@ export function HomePage() {
   return (
     <Page title="Prompt library" lead="Browse prompts by topic, or search them all from the box above.">
       {list.error ? (
-        <ErrorNotice error={list.error} />
+        <ErrorNotice error={list.error} retry={list.reload} />
       ) : !list.data ? (
         <Loading />
       ) : list.data.items.length === 0 ? (
@@ -80,9 +80,17 @@ export function CategoryPage({ id }: { id: string }) {
     [id, sub, tag, sort, offset],
   )
   if (category.error) {
+    // Only a category the server does not know is "not found"; a server out of reach is not.
+    const missing = category.error instanceof ApiError && (category.error.status === 404 || category.error.status === 422)
     return (
-      <Page title="Category not found">
-        <ErrorNotice error={category.error} />
+      <Page title={missing ? 'Category not found' : 'This category could not be loaded'}>
+        <ErrorNotice
+          error={category.error}
+          retry={() => {
+            category.reload()
+            prompts.reload()
+          }}
+        />
         <p>
           <a href="/">All categories</a>
         </p>
@@ -134,7 +142,7 @@ export function CategoryPage({ id }: { id: string }) {
           Prompts
         </h2>
         {prompts.error ? (
-          <ErrorNotice error={prompts.error} />
+          <ErrorNotice error={prompts.error} retry={prompts.reload} />
         ) : !prompts.data ? (
           <Loading what="Loading prompts" />
         ) : prompts.data.items.length === 0 ? (

@@ -1,4 +1,5 @@
 // The user's favorite prompts, newest first, with a way to remove one.
+import { useState } from 'preact/hooks'
 import { getJson, type Page as ApiPage, sendJson } from '../api'
 import { day } from '../lib/time'
 import { useLocation, withQuery } from '../router'
@@ -13,6 +14,34 @@ interface Favorite {
 }
 
 const LIMIT = 20
+
+/** Removes one favorite: once (no second request while the first is out), and says so when it fails. */
+function RemoveButton({ favorite, onRemoved }: { favorite: Favorite; onRemoved: () => void }) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+  const remove = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      await sendJson('DELETE', `/user/favorites/${encodeURIComponent(favorite.prompt_id)}`, undefined)
+      ;(await favorites().catch(() => null))?.delete(favorite.prompt_id)
+      onRemoved()
+      // Its card goes away with the button in it: the focus goes back to the top of the list.
+      document.querySelector<HTMLElement>('main h1')?.focus()
+    } catch (e) {
+      setError(e)
+      setBusy(false)
+    }
+  }
+  return (
+    <>
+      {error !== null && <ErrorNotice error={error} />}
+      <button type="button" class="secondary" aria-disabled={busy} onClick={() => !busy && remove()}>
+        Remove <span class="visually-hidden">{favorite.title}</span>
+      </button>
+    </>
+  )
+}
 
 export function FavoritesPage() {
   const session = useSession()
@@ -32,7 +61,7 @@ export function FavoritesPage() {
   return (
     <Page title="Favorites">
       {list.error ? (
-        <ErrorNotice error={list.error} />
+        <ErrorNotice error={list.error} retry={list.reload} />
       ) : !list.data ? (
         <Loading what="Loading your favorites" />
       ) : list.data.items.length === 0 ? (
@@ -50,17 +79,7 @@ export function FavoritesPage() {
                 <p class="muted">
                   <a href={`/c/${f.category_id}`}>{f.category_id}</a> · saved {day(f.created_at)}
                 </p>
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={async () => {
-                    await sendJson('DELETE', `/user/favorites/${f.prompt_id}`, undefined).catch(() => {})
-                    ;(await favorites().catch(() => null))?.delete(f.prompt_id)
-                    list.reload()
-                  }}
-                >
-                  Remove <span class="visually-hidden">{f.title}</span>
-                </button>
+                <RemoveButton favorite={f} onRemoved={list.reload} />
               </li>
             ))}
           </ul>

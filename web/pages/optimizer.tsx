@@ -1,6 +1,6 @@
 // The optimizer: pick a mode, watch the rewrite stream in (Server-Sent Events over a POST), stop
 // it, compare original and result side by side, and look back through earlier runs.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { ApiError, call, getJson, type HistoryEntry, isAbort, type Mode, type Page as ApiPage } from '../api'
 import { type Piece, sideBySide, summary } from '../lib/diff'
 import { SseParser } from '../lib/sse'
@@ -86,7 +86,7 @@ function History({ round }: { round: number }) {
     <section aria-labelledby="history-heading" class="history">
       <h2 id="history-heading">History</h2>
       {history.error ? (
-        <ErrorNotice error={history.error} />
+        <ErrorNotice error={history.error} retry={history.reload} />
       ) : !history.data ? (
         <Loading what="Loading your history" />
       ) : history.data.items.length === 0 ? (
@@ -150,6 +150,19 @@ export function OptimizerPage() {
   const [historyRound, setHistoryRound] = useState(0)
   const controller = useRef<AbortController | null>(null)
   const streaming = run?.status === 'streaming'
+  // The Optimize button is disabled while a stream runs, and Stop after it: the focus, which would be
+  // left on nothing, goes to Stop when a stream starts and to the result when it ends.
+  const stop = useRef<HTMLButtonElement>(null)
+  const resultHeading = useRef<HTMLHeadingElement>(null)
+  const status = run?.status
+  useLayoutEffect(() => {
+    if (!status) return
+    const active = document.activeElement
+    const lost = !active || active === document.body
+    if (status === 'streaming') {
+      if (lost || active?.getAttribute('type') === 'submit') stop.current?.focus()
+    } else if (lost || active === stop.current) resultHeading.current?.focus()
+  }, [status])
   // Leaving the page stops a stream still running (the server then records it as aborted).
   useEffect(() => () => controller.current?.abort(), [])
 
@@ -240,7 +253,7 @@ export function OptimizerPage() {
         <fieldset class="modes">
           <legend>Mode</legend>
           {modes.error ? (
-            <ErrorNotice error={modes.error} />
+            <ErrorNotice error={modes.error} retry={modes.reload} />
           ) : !modes.data ? (
             <Loading what="Loading the modes" />
           ) : (
@@ -270,14 +283,16 @@ export function OptimizerPage() {
           <button type="submit" class="primary" disabled={!session.token || streaming || !prompt.trim()}>
             Optimize
           </button>
-          <button type="button" class="secondary" disabled={!streaming} onClick={() => controller.current?.abort()}>
+          <button type="button" class="secondary" ref={stop} disabled={!streaming} onClick={() => controller.current?.abort()}>
             Stop
           </button>
         </div>
       </form>
       {run && (
         <section aria-labelledby="result-heading" class="result">
-          <h2 id="result-heading">Result</h2>
+          <h2 id="result-heading" tabIndex={-1} ref={resultHeading}>
+            Result
+          </h2>
           <p role="status" class="run-status">
             {run.status === 'streaming'
               ? 'Optimizing…'
@@ -296,7 +311,7 @@ export function OptimizerPage() {
               <ErrorNotice error={run.error} />
             ))}
           {(run.text || run.status === 'streaming') && (
-            <pre class="prompt-text optimized" id="optimized-text" aria-busy={streaming} aria-label="Optimized prompt">
+            <pre class="prompt-text optimized" id="optimized-text" aria-busy={streaming} aria-live="polite" aria-label="Optimized prompt">
               {run.text}
             </pre>
           )}

@@ -266,7 +266,7 @@ export function PromptPage({ id }: { id: string }) {
     const missing = loaded.error instanceof ApiError && (loaded.error.status === 404 || loaded.error.status === 422)
     return (
       <Page title={missing ? 'Prompt not found' : 'This prompt could not be opened'}>
-        <ErrorNotice error={loaded.error} />
+        <ErrorNotice error={loaded.error} retry={loaded.reload} />
         <p>
           <a href="/">Browse the library</a>
         </p>

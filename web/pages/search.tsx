@@ -58,7 +58,7 @@ export function SearchPage() {
           word.
         </p>
       ) : results.error ? (
-        <ErrorNotice error={results.error} />
+        <ErrorNotice error={results.error} retry={results.reload} />
       ) : (
         <section aria-labelledby="results-heading" class="results" data-results-for={data?.q ?? ''} aria-busy={results.loading}>
           <h2 id="results-heading" class="results-count" aria-live="polite">

@@ -48,7 +48,7 @@ function SkillList() {
         list.error instanceof ApiError && list.error.code === 'upgrade_required' ? (
           <UpgradePrompt tier="pro" what="Skills" />
         ) : (
-          <ErrorNotice error={list.error} />
+          <ErrorNotice error={list.error} retry={list.reload} />
         )
       ) : !list.data ? (
         <Loading what="Loading skills" />
@@ -131,7 +131,7 @@ export function SkillPage({ id }: { id: string }) {
         {skill.error instanceof ApiError && skill.error.code === 'upgrade_required' ? (
           <UpgradePrompt tier="pro" what="Skills" />
         ) : (
-          <ErrorNotice error={skill.error} />
+          <ErrorNotice error={skill.error} retry={skill.reload} />
         )}
         <p>
           <a href="/skills">All skills</a>

@@ -1,5 +1,5 @@
 // Personal access tokens: create one (its secret shown once, with a copy button), list, revoke.
-import { useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { getJson, sendJson, type Token } from '../api'
 import { day, dayAndTime } from '../lib/time'
 import { useSession } from '../session'
@@ -15,7 +15,27 @@ interface Created {
 function TokenRow({ token, onRevoked }: { token: Token; onRevoked: () => void }) {
   const [confirming, setConfirming] = useState(false)
   const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
   const expired = new Date(token.expires_at).getTime() < Date.now()
+  // The focus follows the swap between "Revoke…" and its confirmation, both ways.
+  const ask = useRef<HTMLButtonElement>(null)
+  const sure = useRef<HTMLButtonElement>(null)
+  const moved = useRef(false)
+  useLayoutEffect(() => {
+    if (moved.current) (confirming ? sure : ask).current?.focus()
+    moved.current = true
+  }, [confirming])
+  const revoke = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      await sendJson('DELETE', `/user/tokens/${encodeURIComponent(token.token_id)}`, undefined)
+      onRevoked()
+    } catch (e) {
+      setError(e)
+      setBusy(false)
+    }
+  }
   return (
     <li class="card token" data-token-id={token.token_id}>
       <h3>{token.name}</h3>
@@ -29,27 +49,16 @@ function TokenRow({ token, onRevoked }: { token: Token; onRevoked: () => void })
       </dl>
       {error !== null && <ErrorNotice error={error} />}
       {confirming ? (
-        <div class="actions" role="group" aria-label={`Revoke ${token.name}?`}>
-          <button
-            type="button"
-            class="danger"
-            onClick={async () => {
-              try {
-                await sendJson('DELETE', `/user/tokens/${encodeURIComponent(token.token_id)}`, undefined)
-                onRevoked()
-              } catch (e) {
-                setError(e)
-              }
-            }}
-          >
+        <div class="actions" role="group" aria-label={`Revoke ${token.name}?`} onKeyDown={(e) => e.key === 'Escape' && !busy && setConfirming(false)}>
+          <button type="button" class="danger" ref={sure} aria-disabled={busy} onClick={() => !busy && revoke()}>
             Revoke {token.name} now
           </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+          <button type="button" class="secondary" disabled={busy} onClick={() => setConfirming(false)}>
             Keep it
           </button>
         </div>
       ) : (
-        <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+        <button type="button" class="secondary" ref={ask} onClick={() => setConfirming(true)}>
           Revoke…
         </button>
       )}
@@ -65,6 +74,15 @@ export function TokensPage() {
   const [created, setCreated] = useState<Created | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
+  // The new secret takes the focus (which selects it, ready to copy); when it is put away, the form has it back.
+  const secret = useRef<HTMLInputElement>(null)
+  const nameInput = useRef<HTMLInputElement>(null)
+  const shown = useRef(false)
+  useLayoutEffect(() => {
+    if (created) secret.current?.focus()
+    else if (shown.current) nameInput.current?.focus()
+    shown.current = created !== null
+  }, [created])
   if (!session.token) {
     return (
       <Page title="Access tokens">
@@ -103,7 +121,7 @@ export function TokensPage() {
           <h2 id="secret-heading">Your new token “{created.name}”</h2>
           <Notice kind="warning">Copy it now: it is shown only this once, and the server keeps only a hash of it.</Notice>
           <label for="new-token">Token (expires {day(created.expires_at)})</label>
-          <input id="new-token" class="secret-value" readOnly value={created.token} onFocus={(e) => e.currentTarget.select()} />
+          <input id="new-token" ref={secret} class="secret-value" readOnly value={created.token} onFocus={(e) => e.currentTarget.select()} />
           <div class="actions">
             <CopyButton text={created.token} label="Copy token" class="primary" />
             <button type="button" class="secondary" onClick={() => setCreated(null)}>
@@ -119,7 +137,15 @@ export function TokensPage() {
             {error !== null && !fieldError(error, 'name') && !fieldError(error, 'expires_in_days') && <ErrorNotice error={error} />}
             <Field id="token-name" label="Name" hint="What it is for, e.g. “CI” or “laptop”." error={fieldError(error, 'name')}>
               {(d) => (
-                <input id="token-name" required maxLength={100} value={name} aria-describedby={d} onInput={(e) => setName(e.currentTarget.value)} />
+                <input
+                  id="token-name"
+                  ref={nameInput}
+                  required
+                  maxLength={100}
+                  value={name}
+                  aria-describedby={d}
+                  onInput={(e) => setName(e.currentTarget.value)}
+                />
               )}
             </Field>
             <Field id="token-days" label="Expires after (days)" hint="1 to 365; 90 is advised." error={fieldError(error, 'expires_in_days')}>
@@ -150,7 +176,7 @@ export function TokensPage() {
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Your tokens</h2>
         {list.error ? (
-          <ErrorNotice error={list.error} />
+          <ErrorNotice error={list.error} retry={list.reload} />
         ) : !list.data ? (
           <Loading what="Loading your tokens" />
         ) : list.data.length === 0 ? (
