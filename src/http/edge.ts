@@ -37,6 +37,11 @@ export const WEB_ROUTE = '/*'
 
 export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins, web }: EdgeOptions): EdgeHandler {
   const anyOrigin = corsOrigins.includes('*')
+  // With CORS on, every answer depends on the request's Origin (the allow header is sent to some
+  // origins and not to others, or to none when there is no Origin): caches must key on it, or a
+  // copy stored for one caller is served to another without, or with the wrong, CORS headers
+  // (Fetch standard, "CORS protocol and HTTP caches").
+  const corsOn = corsOrigins.length > 0
   const allowedOrigin = (request: Request) => {
     if (corsOrigins.length === 0) return null
     const origin = request.headers.get('origin')
@@ -103,10 +108,12 @@ export function createEdge(app: EdgeApp, { log, trustProxy, corsOrigins, web }: 
     headers.set('x-content-type-options', 'nosniff')
     headers.set('x-request-id', info.id)
     if (route === DOCS_PATH) for (const [name, value] of Object.entries(DOCS_PAGE_HEADERS)) headers.set(name, value)
-    if (origin) {
-      headers.set('access-control-allow-origin', origin)
-      headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS)
+    if (corsOn) {
       headers.append('vary', 'Origin')
+      if (origin) {
+        headers.set('access-control-allow-origin', origin)
+        headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS)
+      }
     }
     log.request({
       method: request.method,
