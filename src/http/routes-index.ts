@@ -31,12 +31,16 @@ export function indexRoutes(routes: readonly RouteEntry[]): RoutesIndex {
       .join('/')
     patterns.push({ method, pattern: new RegExp(`^${source}$`), path })
   }
-  const lookup = (method: string, pathname: string) => {
+  const lookupExact = (method: string, pathname: string) => {
     const hit = exact.get(`${method} ${pathname}`)
     if (hit !== undefined) return hit
     for (const p of patterns) if (p.method === method && p.pattern.test(pathname)) return p.path
     return null
   }
+  // Elysia (strictPath off) answers a route's path with one trailing slash too: it is the same
+  // route, for the access log and for 405/Allow.
+  const lookup = (method: string, pathname: string) =>
+    lookupExact(method, pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? lookupExact(method, pathname.slice(0, -1)) : null)
   const methods = [...new Set(routes.map((r) => r.method))]
   return {
     // A route of any method (Elysia's .all, method ALL) answers what no other route does.
