@@ -24,8 +24,27 @@ const malformed = (detail: string) => new ProblemError(400, 'malformed_json', de
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
+/**
+ * A body in a content coding (gzip, br…) is not decoded here: refused as 415 with
+ * `Accept-Encoding: identity` (RFC 9110 §8.4, RFC 7694), not read as if its bytes were the JSON.
+ */
+function refuseContentCoding(request: Request): void {
+  const coding = request.headers.get('content-encoding')
+  if (coding === null) return
+  const trimmed = coding.trim().toLowerCase()
+  if (trimmed === '' || trimmed === 'identity') return
+  throw new ProblemError(
+    415,
+    'unsupported_media_type',
+    'Send the request body uncompressed: no Content-Encoding is accepted.',
+    {},
+    { 'accept-encoding': 'identity' },
+  )
+}
+
 async function readLimited(request: Request): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array()
+  refuseContentCoding(request)
   try {
     return await readUpTo(request)
   } catch (error) {
