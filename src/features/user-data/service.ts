@@ -1,5 +1,9 @@
 // A user's own data, gathered from the features that keep it (each through its service), for
-// GET /api/user/export. Lists are read page by page to their end: the export holds everything.
+// GET /api/user/export. The export holds everything: the optimizer history is read in one query
+// (paged by offset, a hundred at a time with a count per page, a history of 100,000 took 8 s on
+// SQLite, with the server answering nothing else meanwhile, and 16 s on PostgreSQL; an entry
+// written between two pages showed one twice); favorites, whose titles are looked up by a list
+// of ids, in pages of 1,000.
 import type { AuthUser } from '../../http/auth'
 import type { AccountsService } from '../accounts'
 import type { BillingService } from '../billing'
@@ -16,14 +20,18 @@ export interface UserDataDeps {
   billing: Pick<BillingService, 'subscription' | 'payments'>
 }
 
-const PAGE = 100
+/** Favorites per page: their titles are read with one bound parameter per id (PostgreSQL allows 65,535). */
+const FAVORITES_PAGE = 1000
+
+/** Every row at once (the largest integer the databases take as a LIMIT). */
+const EVERY_ROW = Number.MAX_SAFE_INTEGER
 
 async function all<T>(page: (limit: number, offset: number) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
   const items: T[] = []
   for (;;) {
-    const { items: got } = await page(PAGE, items.length)
+    const { items: got } = await page(FAVORITES_PAGE, items.length)
     items.push(...got)
-    if (got.length < PAGE) return items
+    if (got.length < FAVORITES_PAGE) return items
   }
 }
 
@@ -35,7 +43,7 @@ export function createUserData({ accounts, favorites, tokens, optimizer, billing
         billing.subscription(user),
         all((limit, offset) => favorites.list(user.id, { limit, offset })),
         tokens.list(user.id),
-        all((limit, offset) => optimizer.history(user.id, limit, offset)),
+        optimizer.history(user.id, EVERY_ROW, 0).then((page) => page.items),
         billing.payments(user.id),
       ])
       return {
