@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { tempDir, TEST_ENGINE } from './support/app'
 import { checkoutCompleted } from './support/billing'
-import { axeScan, haveChromium, launchChromium, SCREENSHOTS, screenshot, watch } from './support/browser'
+import { axeScan, haveChromium, launchChromium, SCREENSHOTS, screenshot, signInOnce, watch } from './support/browser'
 import { FakeLlm } from './support/fake-llm'
 import { type FakePaypal, startFakePaypal } from './support/fake-paypal'
 import { type FakeStripe, signStripe, startFakeStripe } from './support/fake-stripe'
@@ -87,15 +87,7 @@ async function visitor(options: { token?: string; width?: number; bypassCSP?: bo
   const context = await browser!.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, bypassCSP: options.bypassCSP ?? false })
   contexts.push(context)
   if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-  // Signed in once per tab, as after a login: a reload keeps what the app stored since (a new token, or none
-  // after logging out). (about:blank, where every page starts, has no storage.)
-  if (options.token) {
-    await context.addInitScript((token) => {
-      if (location.origin === 'null' || sessionStorage.getItem('signed-in-by-test')) return
-      sessionStorage.setItem('signed-in-by-test', '1')
-      localStorage.setItem('promptlib.token', token)
-    }, options.token)
-  }
+  if (options.token) await signInOnce(context, options.token)
   // The axe contexts bypass the CSP to inject axe; only the others watch for CSP refusals.
   if (!options.bypassCSP) {
     const watched = watch(context, base)

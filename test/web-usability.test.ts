@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core'
 import { makeTestApp, type Registered, register, setTier, type TestApp } from './support/app'
-import { haveChromium, launchChromium } from './support/browser'
+import { haveChromium, launchChromium, signInOnce } from './support/browser'
 import { loadTestCatalogue } from './support/catalogue'
 import { FakeLlm } from './support/fake-llm'
 
@@ -61,14 +61,7 @@ interface Visit {
 async function visitor(options: { token?: string; width?: number; height?: number } = {}): Promise<Visit> {
   const context = await browser!.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 } })
   contexts.push(context)
-  if (options.token) {
-    // Signed in once per tab, as after a login: what the app stores later (a new token, or none) is kept.
-    await context.addInitScript((token) => {
-      if (location.origin === 'null' || sessionStorage.getItem('signed-in-by-test')) return
-      sessionStorage.setItem('signed-in-by-test', '1')
-      localStorage.setItem('promptlib.token', token)
-    }, options.token)
-  }
+  if (options.token) await signInOnce(context, options.token)
   // A wait that fails, fails well inside the test's own time (a timed-out test takes the browser down with it).
   context.setDefaultTimeout(5000)
   const page = await context.newPage()

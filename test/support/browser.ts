@@ -16,6 +16,20 @@ export const haveChromium = existsSync(CHROMIUM)
 /** Where screenshots go; CI keeps this folder (gitignored). */
 export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(ROOT, 'artifacts', 'screenshots')
 
+/**
+ * Signs a tab in once, as after a login: a reload keeps what the app stored since (a new token,
+ * or none after logging out). (about:blank, where every page starts, has no storage.)
+ */
+export async function signInOnce(context: BrowserContext, token: string): Promise<void> {
+  await context.addInitScript((token: string) => {
+    // Runs in the page: its globals, not this file's.
+    const page = globalThis as unknown as { location: { origin: string }; sessionStorage: Storage; localStorage: Storage }
+    if (page.location.origin === 'null' || page.sessionStorage.getItem('signed-in-by-test')) return
+    page.sessionStorage.setItem('signed-in-by-test', '1')
+    page.localStorage.setItem('promptlib.token', token)
+  }, token)
+}
+
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] })
 }
