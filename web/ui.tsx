@@ -251,3 +251,18 @@ export function fieldError(error: unknown, field: string): string | null {
 }
 
 export const TIER_NAMES: Record<string, string> = { free: 'Free', starter: 'Starter', pro: 'Pro', lifetime: 'Lifetime' }
+
+/**
+ * Focus that follows a swap between a button and what it opens (a confirmation), both ways: the
+ * element that had it is replaced meanwhile. Not on the first render.
+ */
+export function useFocusSwap<Opener extends HTMLElement, Opened extends HTMLElement>(open: boolean) {
+  const opener = useRef<Opener>(null)
+  const opened = useRef<Opened>(null)
+  const moved = useRef(false)
+  useLayoutEffect(() => {
+    if (moved.current) (open ? opened : opener).current?.focus()
+    moved.current = true
+  }, [open])
+  return { opener, opened }
+}

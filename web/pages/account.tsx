@@ -1,10 +1,10 @@
 // The account: tier, today's usage against the tier's limits, the password, and deleting it all.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { type Me, sendJson } from '../api'
 import { clock, day, duration, secondsToUtcMidnight } from '../lib/time'
 import { navigate } from '../router'
 import { refreshMe, replaceToken, signOut, useSession } from '../session'
-import { ErrorNotice, Field, fieldError, Loading, Notice, Page, SignInPrompt, TIER_NAMES } from '../ui'
+import { ErrorNotice, Field, fieldError, Loading, Notice, Page, SignInPrompt, TIER_NAMES, useFocusSwap } from '../ui'
 
 function Usage({ label, used, limit }: { label: string; used: number; limit: number | null }) {
   const id = `usage-${label.replace(/\W+/g, '-').toLowerCase()}`
@@ -105,13 +105,7 @@ function DeleteAccount({ me }: { me: Me }) {
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   // The focus follows what the button opens and closes (the button itself is swapped out meanwhile).
-  const opener = useRef<HTMLButtonElement>(null)
-  const confirm = useRef<HTMLInputElement>(null)
-  const moved = useRef(false)
-  useLayoutEffect(() => {
-    if (moved.current) (open ? confirm : opener).current?.focus()
-    moved.current = true
-  }, [open])
+  const { opener, opened: confirm } = useFocusSwap<HTMLButtonElement, HTMLInputElement>(open)
   const close = () => {
     setOpen(false)
     setTyped('')

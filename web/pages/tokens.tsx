@@ -3,7 +3,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { getJson, sendJson, type Token } from '../api'
 import { day, dayAndTime } from '../lib/time'
 import { useSession } from '../session'
-import { CopyButton, ErrorNotice, Field, fieldError, Loading, Notice, Page, SignInPrompt, UpgradePrompt, useApi } from '../ui'
+import { CopyButton, ErrorNotice, Field, fieldError, Loading, Notice, Page, SignInPrompt, UpgradePrompt, useApi, useFocusSwap } from '../ui'
 
 interface Created {
   token_id: string
@@ -18,13 +18,7 @@ function TokenRow({ token, onRevoked }: { token: Token; onRevoked: () => void })
   const [busy, setBusy] = useState(false)
   const expired = new Date(token.expires_at).getTime() < Date.now()
   // The focus follows the swap between "Revoke…" and its confirmation, both ways.
-  const ask = useRef<HTMLButtonElement>(null)
-  const sure = useRef<HTMLButtonElement>(null)
-  const moved = useRef(false)
-  useLayoutEffect(() => {
-    if (moved.current) (confirming ? sure : ask).current?.focus()
-    moved.current = true
-  }, [confirming])
+  const { opener: ask, opened: sure } = useFocusSwap<HTMLButtonElement, HTMLButtonElement>(confirming)
   const revoke = async () => {
     setBusy(true)
     setError(null)
