@@ -37,10 +37,14 @@ async function sink(path: string): Promise<{ write: (text: string) => Promise<vo
   let pending: string[] = []
   let size = 0
   if (path === '-') {
+    // Each piece waits until it is written: a reader that left (EPIPE) fails that write, here,
+    // instead of an 'error' event after the export returned. The listener keeps that event from
+    // ending the process with a stack trace; the write's own callback carries the error.
+    const ignore = () => {}
+    process.stdout.on('error', ignore)
     const emit = (text: string) =>
       new Promise<void>((resolve, reject) => {
-        if (process.stdout.write(text, (error) => (error ? reject(error) : undefined))) resolve()
-        else process.stdout.once('drain', resolve)
+        process.stdout.write(text, (error) => (error ? reject(error) : resolve()))
       })
     const flush = async () => {
       if (size === 0) return
@@ -55,8 +59,16 @@ async function sink(path: string): Promise<{ write: (text: string) => Promise<vo
         size += text.length
         if (size >= 1 << 20) await flush()
       },
-      done: flush,
-      fail: async () => {},
+      async done() {
+        try {
+          await flush()
+        } finally {
+          process.stdout.off('error', ignore)
+        }
+      },
+      fail: async () => {
+        process.stdout.off('error', ignore)
+      },
     }
   }
   const partial = `${path}.partial`
