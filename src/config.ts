@@ -222,15 +222,22 @@ export function loadConfig(env: Env = process.env): Config {
   const currency = (read(env, 'CURRENCY') ?? 'USD').toUpperCase()
   if (!/^[A-Z]{3}$/.test(currency)) throw new ConfigError('CURRENCY', `must be a three-letter ISO 4217 code (got "${currency}")`)
 
+  // Each as a browser sends it in Origin (lower-case scheme and host, no default port), so that
+  // https://App.example.com:443 matches what https://app.example.com's pages send.
   const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '')
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean)
-  for (const origin of corsOrigins) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new ConfigError('CORS_ORIGINS', `"${origin}" is not an origin like https://app.example.com`)
-    }
-  }
+    .map((origin) => {
+      if (origin === '*') return origin
+      const refused = () => new ConfigError('CORS_ORIGINS', `"${origin}" is not an origin like https://app.example.com`)
+      if (!/^https?:\/\/[^/\s]+$/i.test(origin)) throw refused()
+      try {
+        return new URL(origin).origin
+      } catch {
+        throw refused()
+      }
+    })
 
   const stripeKeys = pair(env, 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET')
   const stripeApiBase = url(env, 'STRIPE_API_BASE')

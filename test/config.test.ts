@@ -97,6 +97,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...b, OAUTH_B_SCOPES: ' openid, email  profile ' }).oauth.b?.scopes).toEqual(['openid', 'email', 'profile'])
     expect(() => loadConfig({ ...b, OAUTH_B_SCOPES: 'openid "email"' })).toThrow('OAUTH_B_SCOPES: ')
     expect(c.paypal?.certUrlPrefixes).toEqual(['https://api-m.paypal.com/', 'https://api-m.sandbox.paypal.com/'])
+    expect(c.corsOrigins).toEqual(['https://a.example.com', 'https://b.example.com'])
+    // As a browser sends them in Origin: lower case, no default port (else they could never match).
+    expect(loadConfig({ CORS_ORIGINS: 'https://App.Example.com:443, HTTP://x.test:80, http://x.test:8080, *' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://x.test',
+      'http://x.test:8080',
+      '*',
+    ])
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://[::1' })).toThrow('CORS_ORIGINS: ')
     expect(c.optimizer).toEqual({
       baseUrl: 'http://127.0.0.1:9999/v1',
       apiKey: undefined,
