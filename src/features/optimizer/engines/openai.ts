@@ -14,8 +14,7 @@ import { EngineError, type EngineRun, type EngineUsage, type OptimizeRequest, ty
  * model in a loop, a broken proxy) filled the memory for up to the 10-minute stream limit: on
  * loopback ~250 MB a second, one stream enough to bring the server down.
  */
-const MAX_JSON_ANSWER = 4 * 1024 * 1024
-const MAX_ANSWER_CHARS = MAX_JSON_ANSWER
+const MAX_ANSWER_CHARS = 4 * 1024 * 1024
 /** How long the body may linger after [DONE] before the connection is cut instead of reused. */
 const BODY_END_GRACE_MS = 1000
 
@@ -119,7 +118,7 @@ async function* readJsonAnswer(reader: BodyReader, onChunk: () => void, sink: { 
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     onChunk()
     text += decoder.decode(read.value, { stream: true })
-    if (text.length > MAX_JSON_ANSWER) throw new EngineError('upstream_error', 'the upstream answer is too large', false)
+    if (text.length > MAX_ANSWER_CHARS) throw new EngineError('upstream_error', 'the upstream answer is too large', false)
   }
   const answer = interpretPayload(text + decoder.decode(), 'message')
   sink.usage = answer.usage
