@@ -151,6 +151,11 @@ describe('lifetime', () => {
   test('the return URL captures the approved order and redirects; its webhook later is the same payment', async () => {
     const user = await register(t)
     const checkout = await json(await t.request('/api/payments/altpay/checkout', { method: 'POST', token: user.token, json: { tier: 'lifetime' } }))
+    // A HEAD first (a link checker, a prefetch): refused, nothing captured.
+    const head = await t.request(`/api/payments/altpay/return?token=${checkout.id}&PayerID=PAYER1`, { method: 'HEAD' })
+    expect({ status: head.status, allow: head.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, OPTIONS' })
+    expect(paypal.orders.get(checkout.id)!.capture).toBeNull()
+    expect(await tierOf(t, user)).toBe('free')
     const res = await t.request(`/api/payments/altpay/return?token=${checkout.id}&PayerID=PAYER1`)
     expect(res.status).toBe(302)
     expect(res.headers.get('location')).toBe(`${FRONTEND}/billing?status=success`)

@@ -1,6 +1,6 @@
 // The server edge: CORS, early 413, security headers, the route template in the access log.
 import { describe, expect, test } from 'bun:test'
-import { indexRoutes, pathnameOf } from '../src/http/routes-index'
+import { ACTS_ON_GET, indexRoutes, pathnameOf } from '../src/http/routes-index'
 import { makeTestApp, problem, register, TEST_ENGINE } from './support/app'
 
 describe('CORS', async () => {
@@ -218,6 +218,19 @@ describe('route index', async () => {
     expect(more.methodsAt('/api/user/favorites')).toEqual(['GET', 'HEAD', 'POST'])
     expect(more.methodsAt('/api/user/favorites/123')).toEqual(['DELETE'])
     expect(more.methodsAt('/api/user/nothing')).toEqual([])
+  })
+
+  test('a GET that acts (ACTS_ON_GET) does not answer HEAD: no route, and HEAD is not among its methods', () => {
+    const acting = indexRoutes([
+      { method: 'GET', path: '/api/auth/callback/a', hooks: { detail: { ...ACTS_ON_GET, summary: 'x' } } },
+      { method: 'GET', path: '/api/prompts/:id', hooks: { detail: { summary: 'y' } } },
+      { method: 'ALL', path: '/*' },
+    ])
+    expect(acting.find('GET', '/api/auth/callback/a')).toBe('/api/auth/callback/a')
+    expect(acting.find('HEAD', '/api/auth/callback/a')).toBeNull()
+    expect(acting.methodsAt('/api/auth/callback/a')).toEqual(['GET', 'ALL'])
+    expect(acting.find('HEAD', '/api/prompts/1')).toBe('/api/prompts/:id')
+    expect(acting.find('HEAD', '/elsewhere')).toBe('/*')
   })
 
   test('a route of any method (ALL) answers every method', () => {

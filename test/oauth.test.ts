@@ -313,6 +313,18 @@ describe('callback: failures are redirects with #error, never a token or a 5xx',
     expectToken((await finishFlow(t, callback, flow.cookie)).fragment)
   })
 
+  test('HEAD of the callback (a link checker, a prefetch) is refused with 405 and spends nothing: the GET after it signs in', async () => {
+    const flow = await startFlow(t, 'provider-a')
+    const callback = await authorize(flow, oidcUser().sub)
+    const path = callback.pathname + callback.search
+    const head = await t.request(path, { method: 'HEAD', headers: { cookie: flow.cookie } })
+    expect(head.status).toBe(405)
+    expect(head.headers.get('allow')).toBe('GET, OPTIONS')
+    const options = await t.request(path, { method: 'OPTIONS' })
+    expect({ status: options.status, allow: options.headers.get('allow') }).toEqual({ status: 204, allow: 'GET, OPTIONS' })
+    expectToken((await finishFlow(t, callback, flow.cookie)).fragment)
+  })
+
   test('a code used once is refused the second time → invalid_grant', async () => {
     const flow = await startFlow(t, 'provider-a')
     const callback = await authorize(flow, oidcUser().sub)

@@ -40,6 +40,25 @@ describe('anonymous callers (per client address)', async () => {
     expect((await open(ids[10]!, { ip: freshIp() })).status).toBe(200)
   })
 
+  test('HEAD answers what GET would (status, RateLimit headers, no body) without counting a view', async () => {
+    const ip = freshIp()
+    const head = (id: string) => t.request(`/api/prompts/${id}`, { method: 'HEAD', headers: { 'x-forwarded-for': ip } })
+    for (let i = 0; i < 12; i++) {
+      const res = await head(ids[i]!)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('ratelimit-remaining')).toBe('10')
+      expect(await res.text()).toBe('')
+    }
+    for (let i = 0; i < 10; i++) expect((await open(ids[i]!, { ip })).headers.get('ratelimit-remaining')).toBe(String(9 - i))
+    // Used up: a prompt opened today is still free, a new one is refused, and HEAD says so.
+    const opened = await head(ids[4]!)
+    expect({ status: opened.status, remaining: opened.headers.get('ratelimit-remaining') }).toEqual({ status: 200, remaining: '0' })
+    const refused = await head(ids[11]!)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await head('99999999-9999-4999-8999-999999999999')).status).toBe(404)
+  })
+
   test('unknown prompts and invalid ids cost nothing', async () => {
     const ip = freshIp()
     for (let i = 0; i < 15; i++) await open('99999999-9999-4999-8999-999999999999', { ip })

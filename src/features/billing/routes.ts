@@ -4,6 +4,7 @@
 import { Elysia } from 'elysia'
 import type { AuthGuard } from '../../http/auth'
 import { readBodyText } from '../../http/body'
+import { ACTS_ON_GET } from '../../http/routes-index'
 import { NO_STORE, problems } from '../../http/schemas'
 import { CardCheckout, CheckoutBody, ReturnQuery, Subscription, WalletCheckout, WebhookReceipt, webhookRequestBody } from './model'
 import type { BillingService } from './service'
@@ -42,6 +43,7 @@ export function billingRoutes({ billing, guard }: { billing: BillingService; gua
       {
         query: ReturnQuery,
         detail: {
+          ...ACTS_ON_GET,
           tags: ['payments'],
           summary: 'Where PayPal sends the browser after approving a lifetime order: captures it, then redirects',
           description:

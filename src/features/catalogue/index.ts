@@ -24,7 +24,15 @@ export { type Caller, canonicalUuid } from './service'
 const pgSearch = (): typeof import('./search.pg') => require('./search.pg')
 const pgStore = (): typeof import('./store.pg') => require('./store.pg')
 
-export function createCatalogue({ storage, usage, skills }: { storage: Storage; usage: Pick<UsageService, 'consume'>; skills: SkillsService }) {
+export function createCatalogue({
+  storage,
+  usage,
+  skills,
+}: {
+  storage: Storage
+  usage: Pick<UsageService, 'consume' | 'peek'>
+  skills: SkillsService
+}) {
   const [store, search] =
     storage.engine === 'sqlite'
       ? [sqliteCatalogueStore(storage), sqlitePromptSearch(storage)]

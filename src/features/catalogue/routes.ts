@@ -85,7 +85,12 @@ export function catalogueRoutes({ catalogue, guard }: { catalogue: CatalogueServ
       .get(
         '/api/prompts/:prompt_id',
         async ({ params, user, request, set }) => {
-          const { prompt, quota } = await catalogue.openPrompt(params.prompt_id, { user: user ?? null, address: clientAddress(request) })
+          // HEAD (answered by this handler) reports what GET would, without counting a view.
+          const { prompt, quota } = await catalogue.openPrompt(
+            params.prompt_id,
+            { user: user ?? null, address: clientAddress(request) },
+            { peek: request.method === 'HEAD' },
+          )
           Object.assign(set.headers, rateLimitHeaders(quota))
           return prompt
         },

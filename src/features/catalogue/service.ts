@@ -82,7 +82,7 @@ export interface Caller {
 export interface CatalogueDeps {
   store: CatalogueStore
   search: PromptSearch
-  usage: Pick<UsageService, 'consume'>
+  usage: Pick<UsageService, 'consume' | 'peek'>
 }
 
 export function createCatalogueService({ store, search, usage }: CatalogueDeps) {
@@ -178,13 +178,16 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
     /**
      * /api/prompts/{id}: the lookup comes first (an unknown prompt costs nothing), then the
      * daily meter: free and anonymous callers open a number of distinct prompts per UTC day.
+     * With `peek` (HEAD) the meter is read, not moved.
      */
-    async openPrompt(id: string, caller: Caller): Promise<{ prompt: Prompt; quota: DailyQuota }> {
+    async openPrompt(id: string, caller: Caller, { peek = false } = {}): Promise<{ prompt: Prompt; quota: DailyQuota }> {
       const found = await prompt(id)
       if (!found) throw notFound('There is no prompt with this id.')
       const limit = TIER_LIMITS[caller.user?.tier ?? 'free'].prompts_per_day
       const subject = caller.user ? userSubject(caller.user.id) : addressSubject(caller.address)
-      const result = await usage.consume({ subject, metric: 'prompts', limit, item: found.id })
+      const meter = { subject, metric: 'prompts' as const, limit, item: found.id }
+      // `peek` (HEAD): the answer GET would give, without counting the view.
+      const result = peek ? await usage.peek(meter) : await usage.consume(meter)
       if (!result.allowed) throw dailyLimitReached(result.quota, 'prompt views')
       return { prompt: found, quota: result.quota }
     },

@@ -3,6 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { requestInfo } from '../../http/request-context'
 import { ProblemSchema } from '../../http/schemas'
+import { ACTS_ON_GET } from '../../http/routes-index'
 import { FLOW_LIFETIME_SECONDS } from './flow-state'
 import { callbackPath, PROVIDERS, type ProviderName } from './providers'
 import type { OAuthService } from './service'
@@ -104,6 +105,7 @@ export function oauthRoutes({ oauth, publicUrl }: OAuthRoutesDeps) {
         {
           query: CallbackQuery,
           detail: {
+            ...ACTS_ON_GET,
             tags: ['oauth'],
             summary: `Sign in through ${name}: the provider's callback`,
             description: CALLBACK_DESCRIPTION,

@@ -37,6 +37,18 @@ export function createUsageService(store: UsageStore) {
       return taken.outcome === 'refused' ? { allowed: false, quota } : { allowed: true, counted: taken.outcome === 'counted', quota }
     },
 
+    /**
+     * What `consume` would answer, changing nothing: HEAD of a metered resource reports its
+     * status and quota without spending a unit.
+     */
+    async peek(req: ConsumeRequest): Promise<ConsumeResult> {
+      const now = req.now ?? new Date()
+      const { used, repeat } = await store.peek({ subject: req.subject, metric: req.metric, day: utcDay(now) }, req.item)
+      const quota = quotaOf(req.metric, now, used, req.limit)
+      if (repeat) return { allowed: true, counted: false, quota }
+      return req.limit === null || used < req.limit ? { allowed: true, counted: false, quota } : { allowed: false, quota }
+    },
+
     /** Gives back one unit taken on `day` (a call that failed before producing anything). */
     refund: (subject: string, metric: Metric, day: string, tx?: Tx) => store.refund({ subject, metric, day }, tx),
 

@@ -77,6 +77,27 @@ export function pgUsageStore(storage: PgStorage): UsageStore {
       }
     },
 
+    async peek(key, item) {
+      const db = storage.db
+      const [used, counted] = await Promise.all([
+        usedIn(db, key),
+        item === undefined
+          ? []
+          : db
+              .select({ item: dailyUsageItems.item })
+              .from(dailyUsageItems)
+              .where(
+                and(
+                  eq(dailyUsageItems.subject, key.subject),
+                  eq(dailyUsageItems.metric, key.metric),
+                  eq(dailyUsageItems.day, key.day),
+                  eq(dailyUsageItems.item, item),
+                ),
+              ),
+      ])
+      return { used, repeat: counted.length > 0 }
+    },
+
     async refund(key, tx) {
       await storage
         .use(tx)

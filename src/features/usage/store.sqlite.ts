@@ -33,6 +33,18 @@ const statements = perConnection((db: SqliteDb) => {
       .prepare(),
     countUnlimited: upsert(),
     countBelowLimit: upsert(lt(dailyUsage.count, sql.placeholder('limit'))),
+    itemCounted: db
+      .select({ item: dailyUsageItems.item })
+      .from(dailyUsageItems)
+      .where(
+        and(
+          eq(dailyUsageItems.subject, keyed.subject),
+          eq(dailyUsageItems.metric, keyed.metric),
+          eq(dailyUsageItems.day, keyed.day),
+          eq(dailyUsageItems.item, sql.placeholder('item')),
+        ),
+      )
+      .prepare(),
     used: db
       .select({ count: dailyUsage.count })
       .from(dailyUsage)
@@ -78,6 +90,12 @@ export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
     },
 
     used: (key, tx) => storage.read((db) => usedIn(db, key), tx),
+
+    peek: (key, item) =>
+      storage.read((db) => ({
+        used: usedIn(db, key),
+        repeat: item !== undefined && statements(db).itemCounted.get({ ...key, item }) !== undefined,
+      })),
 
     usedOn: (subject, day) =>
       storage.read((db) => {

@@ -27,6 +27,8 @@ export interface UsageStore {
   /** Gives one unit back (never below zero). */
   refund(key: CounterKey, tx?: Tx): Promise<void>
   used(key: CounterKey, tx?: Tx): Promise<number>
+  /** What a take would meet, changing nothing: the count, and whether `item` was already counted today. */
+  peek(key: CounterKey, item?: string): Promise<{ used: number; repeat: boolean }>
   /** Every metric's count for one subject and day. */
   usedOn(subject: string, day: string): Promise<Partial<Record<Metric, number>>>
   /** Counts one hit in the fixed window starting at `windowStart` (ms); returns the window's count. */
