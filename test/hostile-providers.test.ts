@@ -230,6 +230,103 @@ describe('a sign-in provider whose user info never ends', () => {
   })
 })
 
+describe('a sign-in provider’s token endpoint that misbehaves', () => {
+  /** A token endpoint answering 200 and JSON headers, then `body` (a stream that may never end). */
+  const tokenEndpoint = (body: () => ReadableStream<Uint8Array>) =>
+    Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      idleTimeout: 0,
+      fetch: () => new Response(body(), { headers: { 'content-type': 'application/json' } }),
+    })
+
+  async function signInThrough(tokenUrl: string, timeoutMs: number) {
+    const t = await makeTestApp({ FRONTEND_URL: FRONTEND, ...idp.env('A'), OAUTH_A_TOKEN_URL: tokenUrl }, { oauthTimeoutMs: timeoutMs })
+    const user = idp.add({ sub: `token-${Date.now()}-${Math.random()}`, email: uniqueEmail('token'), email_verified: true, name: 'T' })
+    const started = performance.now()
+    const { fragment } = await signIn(t, 'provider-a', user.sub)
+    return { error: fragment.get('error'), token: fragment.get('access_token'), ms: performance.now() - started, t, user }
+  }
+
+  test('an endless answer is cut at 1 MiB (provider_error at once), its connection closed; no account', async () => {
+    let served = 0
+    const endless = tokenEndpoint(
+      () =>
+        new ReadableStream({
+          async pull(c) {
+            await Bun.sleep(1)
+            served += 64 * 1024
+            c.enqueue(new Uint8Array(64 * 1024).fill(0x20))
+          },
+        }),
+    )
+    try {
+      const result = await signInThrough(`http://127.0.0.1:${endless.port}/token`, 6000)
+      expect({ error: result.error, token: result.token }).toEqual({ error: 'provider_error', token: null })
+      expect(result.ms).toBeLessThan(3000)
+      await Bun.sleep(200)
+      const after = served
+      await Bun.sleep(300)
+      // Nobody reads it any more: what was sent stopped growing, a few chunks past the limit.
+      expect(served).toBe(after)
+      expect(served).toBeLessThan(16 * 1024 * 1024)
+      expect(await sqlRows(result.t.storage, 'SELECT id FROM users WHERE email = $1', [result.user.email!])).toHaveLength(0)
+    } finally {
+      endless.stop(true)
+    }
+  })
+
+  test('an answer that stalls after its headers ends at the deadline (provider_unavailable), and the socket with it', async () => {
+    let cancelled = false
+    const stalled = tokenEndpoint(
+      () =>
+        new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode('{"access_token":'))
+          },
+          cancel() {
+            cancelled = true
+          },
+        }),
+    )
+    try {
+      const result = await signInThrough(`http://127.0.0.1:${stalled.port}/token`, 400)
+      expect({ error: result.error, token: result.token }).toEqual({ error: 'provider_unavailable', token: null })
+      expect(result.ms).toBeLessThan(2000)
+      // The request was aborted, not left to the idle timeout: the upstream sees its client go.
+      for (let i = 0; i < 50 && !cancelled; i++) await Bun.sleep(20)
+      expect(cancelled).toBe(true)
+    } finally {
+      stalled.stop(true)
+    }
+  })
+
+  test('a redirect is never followed: the code and the client credentials stay with the configured endpoint', async () => {
+    const elsewhere: string[] = []
+    const other = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: async (req) => {
+        elsewhere.push(`${req.method} ${await req.text()} ${req.headers.get('authorization')}`)
+        return Response.json({ access_token: 'stolen', token_type: 'bearer' })
+      },
+    })
+    const redirecting = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => new Response(null, { status: 307, headers: { location: `http://127.0.0.1:${other.port}/token` } }),
+    })
+    try {
+      const result = await signInThrough(`http://127.0.0.1:${redirecting.port}/token`, 2000)
+      expect({ error: result.error, token: result.token }).toEqual({ error: 'provider_error', token: null })
+      expect(elsewhere).toEqual([])
+    } finally {
+      other.stop(true)
+      redirecting.stop(true)
+    }
+  })
+})
+
 // --- payment APIs that answer their headers, then stall -----------------------------------------
 
 /** Answers 200 and a JSON content type at once, then the first bytes of a body that never ends. */

@@ -1,17 +1,9 @@
-// One provider's side of a sign-in, over Arctic's generic OAuth2Client (endpoints from
-// providers.ts, so the presets and any override take the same path): the authorization URL
-// with PKCE (S256), the code exchange, the user info and, GitHub-style, the e-mail list.
+// One provider's side of a sign-in (endpoints from providers.ts, so the presets and any override
+// take the same path): the authorization URL with PKCE (S256) from Arctic's generic OAuth2Client,
+// then the code exchange, the user info and, GitHub-style, the e-mail list, each bounded in time
+// and size.
 // Every failure becomes a SignInFailure with a stable code; nothing here logs or keeps a token.
-import {
-  ArcticFetchError,
-  CodeChallengeMethod,
-  generateCodeVerifier,
-  generateState,
-  OAuth2Client,
-  OAuth2RequestError,
-  UnexpectedErrorResponseBodyError,
-  UnexpectedResponseError,
-} from 'arctic'
+import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic'
 import { readAtMost } from '../../http/body'
 import { CONTROL_CHARS } from '../../http/text'
 import type { ProviderSettings } from './providers'
@@ -25,63 +17,21 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** A provider's error code, fit for a log line (the provider chose it, so it is trimmed to a harmless shape). */
 const safeCode = (code: unknown) => (typeof code === 'string' ? code.replace(/[^A-Za-z0-9_.:-]/g, '?').slice(0, 64) : 'none')
 
-/** Settles with `promise`, or rejects when `signal` aborts first (for calls that take no signal of their own). */
-function beforeDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason)
-    signal.addEventListener('abort', abort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', abort)
-        reject(error)
-      },
-    )
-  })
-}
-
 const timedOut = (error: unknown) => error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')
 
-/** The token endpoint's refusals and breakdowns, sorted into what the user can do about them. */
-function exchangeFailure(error: unknown): SignInFailure {
-  if (timedOut(error)) return new SignInFailure('provider_unavailable', 'token endpoint: no answer before the deadline')
-  if (error instanceof ArcticFetchError) return new SignInFailure('provider_unavailable', 'token endpoint: not reachable')
-  if (error instanceof OAuth2RequestError) return new SignInFailure('invalid_grant', `token endpoint refused the code: ${safeCode(error.code)}`)
-  // 400/401 without an RFC 6749 error body: still a refusal of this code (a reused code, for one).
-  if (error instanceof UnexpectedErrorResponseBodyError) {
-    return error.status === 400 || error.status === 401
-      ? new SignInFailure('invalid_grant', `token endpoint refused the code: HTTP ${error.status}`)
-      : new SignInFailure('provider_error', `token endpoint: unexpected answer, HTTP ${error.status}`)
-  }
-  if (error instanceof UnexpectedResponseError) {
-    return error.status >= 500
-      ? new SignInFailure('provider_unavailable', `token endpoint: HTTP ${error.status}`)
-      : new SignInFailure('provider_error', `token endpoint: unexpected answer, HTTP ${error.status}`)
-  }
-  return new SignInFailure('provider_error', 'token endpoint: unexpected answer')
-}
-
-/** GET a JSON document with the access token; bounded in size and time. */
-async function getJson(url: string, accessToken: string, signal: AbortSignal, what: string): Promise<unknown> {
-  let response: Response
+/** A provider's request, bounded in time (`signal`) and never redirected: a redirect would carry the code or the token elsewhere. */
+async function call(url: string, init: RequestInit, signal: AbortSignal, what: string): Promise<Response> {
   try {
-    response = await fetch(url, {
-      // GitHub's API refuses requests without a User-Agent.
-      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', 'user-agent': 'promptlib' },
-      signal,
-      redirect: 'error',
-    })
+    // A redirect comes back as the answer it is (3xx), which no caller accepts: provider_error.
+    return await fetch(url, { ...init, signal, redirect: 'manual' })
   } catch (error) {
     throw new SignInFailure('provider_unavailable', timedOut(error) ? `${what}: no answer before the deadline` : `${what}: not reachable`)
   }
+}
+
+/** The answer's JSON, read up to MAX_ANSWER_BYTES before the deadline; `undefined` when it is not JSON. */
+async function bodyJson(response: Response, what: string): Promise<unknown> {
   try {
-    if (!response.ok) {
-      throw new SignInFailure(response.status >= 500 ? 'provider_unavailable' : 'provider_error', `${what}: HTTP ${response.status}`)
-    }
     const declared = Number(response.headers.get('content-length') ?? 0)
     if (declared > MAX_ANSWER_BYTES) throw new SignInFailure('provider_error', `${what}: answer of ${declared} bytes`)
     const bytes = await readAtMost(response.body, MAX_ANSWER_BYTES)
@@ -89,7 +39,7 @@ async function getJson(url: string, accessToken: string, signal: AbortSignal, wh
     try {
       return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
     } catch {
-      throw new SignInFailure('provider_error', `${what}: the answer is not JSON`)
+      return undefined
     }
   } catch (error) {
     if (error instanceof SignInFailure) throw error
@@ -97,6 +47,71 @@ async function getJson(url: string, accessToken: string, signal: AbortSignal, wh
   } finally {
     if (!response.bodyUsed) await response.body?.cancel().catch(() => {})
   }
+}
+
+/**
+ * The code exchange (RFC 6749 §4.1.3 with PKCE), as Arctic's validateAuthorizationCode sends it
+ * (form body, client credentials in Basic auth), but sent here: Arctic's request takes no signal,
+ * reads any size of answer and follows redirects. Returns the access token; throws SignInFailure.
+ */
+async function exchangeCode(settings: ProviderSettings, code: string, codeVerifier: string, signal: AbortSignal): Promise<string> {
+  const what = 'token endpoint'
+  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: settings.redirectUri, code_verifier: codeVerifier })
+  const credentials = Buffer.from(`${settings.clientId}:${settings.clientSecret}`).toString('base64')
+  const response = await call(
+    settings.tokenUrl,
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        authorization: `Basic ${credentials}`,
+        // GitHub's API refuses requests without a User-Agent.
+        'user-agent': 'promptlib',
+      },
+      body: form,
+    },
+    signal,
+    what,
+  )
+  const { status } = response
+  if (status >= 500) {
+    await response.body?.cancel().catch(() => {})
+    throw new SignInFailure('provider_unavailable', `${what}: HTTP ${status}`)
+  }
+  if (status !== 200 && status !== 400 && status !== 401) {
+    await response.body?.cancel().catch(() => {})
+    throw new SignInFailure('provider_error', `${what}: unexpected answer, HTTP ${status}`)
+  }
+  const data = await bodyJson(response, what)
+  if (!isObject(data)) throw new SignInFailure('provider_error', `${what}: unexpected answer, HTTP ${status}`)
+  // A refusal of this code (a reused one, for one): RFC 6749's 400/401, or GitHub's 200 with an `error` field.
+  if (status !== 200 || 'error' in data)
+    throw new SignInFailure(
+      'invalid_grant',
+      `${what} refused the code: ${status !== 200 && !('error' in data) ? `HTTP ${status}` : safeCode(data.error)}`,
+    )
+  if (typeof data.access_token !== 'string' || data.access_token === '')
+    throw new SignInFailure('provider_error', `${what}: no access token in the answer`)
+  return data.access_token
+}
+
+/** GET a JSON document with the access token; bounded in size and time. */
+async function getJson(url: string, accessToken: string, signal: AbortSignal, what: string): Promise<unknown> {
+  const response = await call(
+    url,
+    // GitHub's API refuses requests without a User-Agent.
+    { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', 'user-agent': 'promptlib' } },
+    signal,
+    what,
+  )
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {})
+    throw new SignInFailure(response.status >= 500 ? 'provider_unavailable' : 'provider_error', `${what}: HTTP ${response.status}`)
+  }
+  const data = await bodyJson(response, what)
+  if (data === undefined) throw new SignInFailure('provider_error', `${what}: the answer is not JSON`)
+  return data
 }
 
 function subjectOf(info: Record<string, unknown>): string | null {
@@ -136,21 +151,7 @@ export function providerClient(settings: ProviderSettings) {
 
     /** Exchanges the code (once) and reads who signed in; throws SignInFailure. */
     async profile(code: string, codeVerifier: string, signal: AbortSignal): Promise<ProviderProfile> {
-      let accessToken: string
-      try {
-        // Arctic's request takes no signal: the deadline ends our wait, not its socket (Bun's idle timeout does).
-        const tokens = await beforeDeadline(client.validateAuthorizationCode(settings.tokenUrl, code, codeVerifier), signal)
-        // GitHub answers a refused code with HTTP 200 and an `error` field.
-        if ('error' in tokens.data)
-          throw new SignInFailure('invalid_grant', `token endpoint refused the code: ${safeCode((tokens.data as { error?: unknown }).error)}`)
-        accessToken = tokens.accessToken()
-      } catch (error) {
-        if (error instanceof SignInFailure) throw error
-        if (error instanceof Error && /access_token/.test(error.message))
-          throw new SignInFailure('provider_error', 'token endpoint: no access token in the answer')
-        throw exchangeFailure(error)
-      }
-
+      const accessToken = await exchangeCode(settings, code, codeVerifier, signal)
       const info = await getJson(settings.userinfoUrl, accessToken, signal, 'user info')
       if (!isObject(info)) throw new SignInFailure('provider_error', 'user info: not a JSON object')
       const subject = subjectOf(info)
