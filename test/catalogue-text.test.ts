@@ -101,6 +101,11 @@ describe('tags and slugs', () => {
     ])
     expect(slugify('  Hello, World!  ')).toBe('hello-world')
   })
+
+  test('a long tag is cut at 64 units on a character: never half a surrogate pair, never a letter without its marks', () => {
+    expect(normaliseTags([`a${'𠀀'.repeat(40)}`])[0]!.isWellFormed()).toBe(true)
+    expect(normaliseTags([`${'क'.repeat(63)}कि`])).toEqual(['क'.repeat(63)])
+  })
 })
 
 describe('uuidV5', () => {

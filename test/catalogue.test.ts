@@ -373,6 +373,35 @@ describe('GET /api/search', async () => {
     }
   })
 
+  test('tags of any script are kept as typed (composed, their vowel signs and voicing marks too) and filter listings and search', async () => {
+    // Before: हिन्दी was stored as हनद (every mark dropped), ガ as カ, 한국어 as loose jamo.
+    const tags = ['हिन्दी', 'हन्द', 'ガイド', 'カイド', '한국어', 'ภาษาไทย', 'தமிழ்', 'Café', 'مُحَمَّد']
+    const expected = ['हिन्दी', 'हन्द', 'ガイド', 'カイド', '한국어', 'ภาษาไทย', 'தமிழ்', 'cafe', 'محمد']
+    const app = await makeTestApp()
+    await importRecords(app, {
+      categories: [{ id: 'scripts', name: 'Scripts', icon: '🔤', order: 1 }],
+      prompts: tags.map((tag, i) => ({
+        id: `eeeeeeee-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        title: `Tagged ${i}`,
+        category: 'scripts',
+        content: 'common words here',
+        tags: [tag],
+      })),
+    })
+    const get = async (path: string) =>
+      (await app.handle(new Request(`http://localhost${path}`))).json() as Promise<{ items: { id: string; tags: string[] }[] }>
+    for (const [i, tag] of tags.entries()) {
+      const one = (await get(`/api/prompts/eeeeeeee-0000-4000-8000-${String(i).padStart(12, '0')}`)) as unknown as { tags: string[] }
+      expect({ tag, stored: one.tags }).toEqual({ tag, stored: [expected[i]] })
+      for (const typed of [tag, tag.normalize('NFD')]) {
+        const listed = await get(`/api/categories/scripts/prompts?tag=${encodeURIComponent(typed)}`)
+        expect({ typed, ids: listed.items.map((p) => Number(p.id.slice(-12))) }).toEqual({ typed, ids: [i] })
+        const found = await get(`/api/search?q=common&tag=${encodeURIComponent(typed)}`)
+        expect({ typed, ids: found.items.map((p) => Number(p.id.slice(-12))) }).toEqual({ typed, ids: [i] })
+      }
+    }
+  })
+
   test('filters: category, subcategory, tag', async () => {
     expect((await search('zebra', '&category=zoo')).total).toBe(2)
     expect((await search('zebra', '&category=marketing')).total).toBe(0)

@@ -7,16 +7,41 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 export const isSlug = (value: string) => value.length <= SLUG_MAX && SLUG.test(value)
 
-/** A free-form label as a slug: "Machine Learning" → "machine-learning", "Café" → "cafe". */
+/**
+ * Marks that decorate a letter and may be dropped from a tag: the generic combining diacritics
+ * (accents, cedillas, tildes: "Café" → "cafe"), Hebrew points and Arabic harakat. Not the marks
+ * a script spells its words with (Devanagari's vowel signs and virama, Thai vowels, kana's
+ * voicing marks): without those, हिन्दी was हनद and ガ was カ.
+ */
+const DROPPED_MARKS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05c7\u064b-\u065f\u0670]+/g
+
+/**
+ * A free-form label as a slug: "Machine Learning" → "machine-learning", "Café" → "cafe",
+ * "हिन्दी" → "हिन्दी". Decomposed to drop diacritics, then composed again (NFC), so Hangul
+ * syllables and voiced kana are stored as they are typed; a mark left with no letter before it
+ * goes with the separator.
+ */
 export function slugify(value: string): string {
-  return value
+  const slug = value
     .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+    .replace(DROPPED_MARKS, '')
+    .normalize('NFC')
     .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/[^\p{L}\p{N}\p{M}]+\p{M}*/gu, '-')
+    .replace(/^\p{M}+/u, '')
     .replace(/^-+|-+$/g, '')
-    .slice(0, SLUG_MAX)
-    .replace(/-+$/, '')
+  return cutAtCharacter(slug, SLUG_MAX).replace(/-+$/, '')
+}
+
+const STARTS_WITH_MARK = /^\p{M}/u
+const isLeadSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
+
+/** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair nor between a letter and its marks. */
+function cutAtCharacter(text: string, max: number): string {
+  if (text.length <= max) return text
+  let end = max
+  while (end > 0 && (isLeadSurrogate(text.charCodeAt(end - 1)) || STARTS_WITH_MARK.test(text.slice(end, end + 2)))) end--
+  return text.slice(0, end)
 }
 
 /** Tags are stored as slugs (letters of any script, digits, single hyphens), unique, in order. */
