@@ -1,6 +1,7 @@
 // The real server process: start on an empty data directory, logs, graceful shutdown.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { startServer } from './support/process'
 import { tempDir, GOOD_PASSWORD } from './support/app'
@@ -46,6 +47,58 @@ describe('promptlib serve', () => {
     expect(requests.find((l) => l.route === '/api/user/me')).toMatchObject({ method: 'GET', status: 200 })
     const out = server.output()
     for (const secret of [password, access_token, 'query-value']) expect(out).not.toContain(secret)
+  })
+
+  test('a body declared at any size (1 GB, 1 PB) or sent chunked without end: 413 problem+json with X-Request-Id, unread; memory stays put', async () => {
+    const server = await startServer({ DATA_DIR: tempDir(), AUTH_RATE_LIMIT: '0' })
+    try {
+      const port = Number(new URL(server.url).port)
+      /** Sends the head, then up to 64 MiB of body as fast as the socket takes it; the answer's head. */
+      const send = (head: string, chunked: boolean) =>
+        new Promise<string>((resolve) => {
+          let answer = ''
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.write(head)
+            const piece = Buffer.alloc(1 << 20, 0x20)
+            const frame = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece
+            let sent = 0
+            const pump = () => {
+              while (sent < 64 && !answer && socket.write(frame)) sent++
+              if (sent < 64 && !answer) socket.once('drain', pump)
+            }
+            pump()
+          })
+          socket.on('data', (d) => {
+            answer += d
+            if (answer.includes('\r\n\r\n')) {
+              socket.destroy()
+              resolve(answer)
+            }
+          })
+          socket.on('error', () => resolve(answer))
+          socket.on('close', () => resolve(answer))
+        })
+      const before = server.rssMb()
+      for (const [length, chunked] of [
+        ['1000000000', false],
+        ['1000000000000000', false],
+        [null, true],
+      ] as const) {
+        const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`
+        const answer = await send(
+          `POST /api/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-Request-Id: huge-${length}\r\n${framing}\r\n\r\n`,
+          chunked,
+        )
+        expect({ length, status: answer.split('\r\n')[0] }).toEqual({ length, status: 'HTTP/1.1 413 Payload Too Large' })
+        expect(answer.toLowerCase()).toContain('content-type: application/problem+json')
+        expect(answer.toLowerCase()).toContain(`x-request-id: huge-${length}`)
+      }
+      expect(server.rssMb() - before).toBeLessThan(48)
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    } finally {
+      server.kill()
+      await server.exited
+    }
   })
 
   test('SIGTERM: in-flight requests finish, then the process exits 0', async () => {
