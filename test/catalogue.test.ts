@@ -392,7 +392,7 @@ describe('GET /api/search', async () => {
       (await app.handle(new Request(`http://localhost${path}`))).json() as Promise<{ items: { id: string; tags: string[] }[] }>
     for (const [i, tag] of tags.entries()) {
       const one = (await get(`/api/prompts/eeeeeeee-0000-4000-8000-${String(i).padStart(12, '0')}`)) as unknown as { tags: string[] }
-      expect({ tag, stored: one.tags }).toEqual({ tag, stored: [expected[i]] })
+      expect({ tag, stored: one.tags }).toEqual({ tag, stored: [expected[i]!] })
       for (const typed of [tag, tag.normalize('NFD')]) {
         const listed = await get(`/api/categories/scripts/prompts?tag=${encodeURIComponent(typed)}`)
         expect({ typed, ids: listed.items.map((p) => Number(p.id.slice(-12))) }).toEqual({ typed, ids: [i] })
