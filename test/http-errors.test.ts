@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { t as tType } from 'elysia'
-import { makeTestApp, problem, uniqueEmail, GOOD_PASSWORD } from './support/app'
+import { json, makeTestApp, problem, uniqueEmail, GOOD_PASSWORD } from './support/app'
 import { sqlRows } from './support/sql'
 
 const t = await makeTestApp()
@@ -122,6 +122,21 @@ describe('error shape', async () => {
       const body = await problem(await t.request(`/api/search?q=a&${query}`), 422, 'validation_failed')
       expect({ query, paths: (body.errors as { path: string }[]).map((e) => e.path) }).toEqual({ query, paths: [path] })
     }
+  })
+
+  test('a query integer is decimal digits: hex, exponents, signs, spaces and fractions are 422 naming the parameter, not read by Number()', async () => {
+    for (const value of ['0x10', '1e1', '%205', '5%20', '5.0', '+5', '0b11', '0o7', '-0', 'Infinity']) {
+      for (const name of ['limit', 'offset']) {
+        const body = await problem(await t.request(`/api/search?q=a&${name}=${value}`), 422, 'validation_failed')
+        expect({ value, errors: body.errors }).toEqual({
+          value,
+          errors: [{ path: `/${name}`, message: `Property '${name}' must be a whole number in decimal digits` }],
+        })
+      }
+    }
+    // Digits are read as written, leading zeros included.
+    const page = await json(await t.request('/api/search?q=a&limit=010&offset=0'))
+    expect({ limit: page.limit, offset: page.offset }).toEqual({ limit: 10, offset: 0 })
   })
 
   test('an answer that fails its own schema → 500 internal_error, logged with its fields but not its values', async () => {

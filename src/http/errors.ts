@@ -19,6 +19,11 @@ const LOCATION_LABEL: Record<string, string> = {
  */
 const withoutValue = (message: string) => message.replace(/ but found: [\s\S]*$/, '')
 
+/** A query integer that is not decimal digits fails both branches of Elysia's union (string of digits, integer). */
+const NOT_DIGITS = /^Property '([^']+)' should be one of: 'integer', 'integer'$/
+
+const readable = (message: string) => message.replace(NOT_DIGITS, "Property '$1' must be a whole number in decimal digits")
+
 function fieldErrors(error: ValidationError): FieldError[] {
   // One entry per field: TypeBox reports a missing property twice (missing, and not a string).
   const seen = new Set<string>()
@@ -30,7 +35,7 @@ function fieldErrors(error: ValidationError): FieldError[] {
     const path = issue.path && issue.path !== 'root' ? issue.path : root
     if (seen.has(path)) continue
     seen.add(path)
-    out.push({ path, message: withoutValue(issue.summary || issue.message || 'is not valid') })
+    out.push({ path, message: readable(withoutValue(issue.summary || issue.message || 'is not valid')) })
     if (out.length >= 20) break
   }
   return out

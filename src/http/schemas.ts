@@ -1,5 +1,5 @@
 // Schemas shared by many routes: the problem body, pagination, common responses.
-import { Type, type IntegerOptions } from '@sinclair/typebox'
+import { FormatRegistry, type IntegerOptions, Type } from '@sinclair/typebox'
 import { t, type TSchema } from 'elysia'
 import { TIERS } from '../tiers'
 import { parseJsonBody } from './body'
@@ -9,6 +9,13 @@ import { parseJsonBody } from './body'
  * strings): in a JSON body "90" is a type error, and in a response the coercion costs time.
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options)
+
+/**
+ * A query-string integer (t.Integer in a query) is decimal digits. Elysia's own `integer` format
+ * takes whatever Number() reads: `?limit=0x10` was 16, `1e1` 10, `%205` 5. Replaced here, where
+ * every route's schemas come from, before any route is compiled.
+ */
+FormatRegistry.Set('integer', (value) => /^[0-9]{1,16}$/.test(value))
 
 export const ProblemSchema = t.Object(
   {
