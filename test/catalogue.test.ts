@@ -373,6 +373,18 @@ describe('GET /api/search', async () => {
     }
   })
 
+  test('a private-use character (U+E000–U+F8FF) separates words, in the index as in the query: such a word is found', async () => {
+    const app = await makeTestApp()
+    await importRecords(app, {
+      categories: [{ id: 'pua', name: 'Private use', icon: '🔣', order: 1 }],
+      prompts: [{ id: 'eeeeeeee-0000-4000-8000-0000000000aa', title: 'zqa\uE000zqb icons', category: 'pua', content: 'glyph \uF8FFlogo' }],
+    })
+    for (const q of ['zqa', 'zqb', 'zqa\uE000zqb', 'logo', '\uF8FFlogo']) {
+      const body = (await (await app.handle(new Request(`http://localhost/api/search?q=${encodeURIComponent(q)}`))).json()) as { total: number }
+      expect({ q, total: body.total }).toEqual({ q, total: 1 })
+    }
+  })
+
   test('tags of any script are kept as typed (composed, their vowel signs and voicing marks too) and filter listings and search', async () => {
     // Before: हिन्दी was stored as हनद (every mark dropped), ガ as カ, 한국어 as loose jamo.
     const tags = ['हिन्दी', 'हन्द', 'ガイド', 'カイド', '한국어', 'ภาษาไทย', 'தமிழ்', 'Café', 'مُحَمَّد']

@@ -13,6 +13,7 @@ import m10 from '../../../drizzle/sqlite/0010_prompt_type.sql' with { type: 'tex
 import m11 from '../../../drizzle/sqlite/0011_search_any_script.sql' with { type: 'text' }
 import m12 from '../../../drizzle/sqlite/0012_listing_tiebreak.sql' with { type: 'text' }
 import m13 from '../../../drizzle/sqlite/0013_wallet_suspension.sql' with { type: 'text' }
+import m14 from '../../../drizzle/sqlite/0014_search_private_use.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -36,4 +37,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0011_search_any_script", when: 1795546276391, breakpoints: true, sql: m11 },
   { tag: "0012_listing_tiebreak", when: 1795556050802, breakpoints: true, sql: m12 },
   { tag: "0013_wallet_suspension", when: 1795784406590, breakpoints: true, sql: m13 },
+  { tag: "0014_search_private_use", when: 1795793671253, breakpoints: true, sql: m14 },
 ]
