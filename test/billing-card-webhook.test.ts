@@ -49,6 +49,75 @@ describe('signature', () => {
   })
 })
 
+describe('events with only the fields SPEC lists (no created, mode, payment_status, amount or status)', () => {
+  const minimal = (type: string, object: Record<string, unknown>) => JSON.stringify({ id: `evt_min_${crypto.randomUUID()}`, type, data: { object } })
+
+  test('checkout.session.completed upgrades (subscription tiers and lifetime); customer.subscription.deleted downgrades', async () => {
+    const user = await register(t)
+    const subscription = `sub_min_${crypto.randomUUID()}`
+    const customer = `cus_min_${user.user.id}`
+    const checkout = minimal('checkout.session.completed', {
+      id: `cs_min_${crypto.randomUUID()}`,
+      customer,
+      subscription,
+      metadata: { user_id: user.user.id, tier: 'pro' },
+    })
+    expect(await outcome(await p.deliverCard(checkout))).toBe('applied')
+    expect(await tierOf(t, user)).toBe('pro')
+    // A repeat of the same delivery changes nothing.
+    expect(await outcome(await p.deliverCard(checkout))).toBe('duplicate')
+    const updated = minimal('customer.subscription.updated', {
+      id: subscription,
+      customer,
+      status: 'active',
+      current_period_end: Math.floor(Date.now() / 1000) + 30 * 86_400,
+      cancel_at_period_end: true,
+    })
+    expect(await outcome(await p.deliverCard(updated))).toBe('applied')
+    expect(await subscriptionOf(t, user)).toMatchObject({ tier: 'pro', status: 'active', cancel_at_period_end: true })
+    expect(await outcome(await p.deliverCard(minimal('customer.subscription.deleted', { id: subscription, customer })))).toBe('applied')
+    expect(await tierOf(t, user)).toBe('free')
+    expect(await subscriptionOf(t, user)).toMatchObject({ status: 'canceled' })
+
+    const buyer = await register(t)
+    const lifetime = minimal('checkout.session.completed', {
+      id: `cs_min_${crypto.randomUUID()}`,
+      customer: `cus_min_${buyer.user.id}`,
+      subscription: null,
+      metadata: { user_id: buyer.user.id, tier: 'lifetime' },
+    })
+    expect(await outcome(await p.deliverCard(lifetime))).toBe('applied')
+    expect(await tierOf(t, buyer)).toBe('lifetime')
+    // The payment is recorded at the price this server asks (the event does not state one).
+    expect((await t.services.billing.payments(buyer.user.id)).map((x) => [x.kind, x.amount, x.currency])).toEqual([
+      ['lifetime', t.config.lifetimePrice, t.config.currency],
+    ])
+  })
+
+  test('what the event does state still counts: an unpaid session, a lifetime session in subscription mode, an update without status', async () => {
+    const user = await register(t)
+    const unpaid = minimal('checkout.session.completed', {
+      id: `cs_min_${crypto.randomUUID()}`,
+      customer: 'cus_x',
+      subscription: 'sub_x',
+      payment_status: 'unpaid',
+      metadata: { user_id: user.user.id, tier: 'pro' },
+    })
+    expect(await outcome(await p.deliverCard(unpaid))).toBe('ignored')
+    const wrongMode = minimal('checkout.session.completed', {
+      id: `cs_min_${crypto.randomUUID()}`,
+      mode: 'subscription',
+      subscription: 'sub_y',
+      metadata: { user_id: user.user.id, tier: 'lifetime' },
+    })
+    await problem(await p.deliverCard(wrongMode), 422, 'validation_failed')
+    const noStatus = minimal('customer.subscription.updated', { id: 'sub_z', customer: 'cus_z' })
+    const body = await problem(await p.deliverCard(noStatus), 422, 'validation_failed')
+    expect(body.errors).toEqual([{ path: '/data/object/status', message: 'Expected required property' }])
+    expect(await tierOf(t, user)).toBe('free')
+  })
+})
+
 describe('transitions', () => {
   test('checkout.session.completed (subscription): the tier from metadata at once; subscription and payment recorded', async () => {
     const user = await register(t)

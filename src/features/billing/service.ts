@@ -16,7 +16,7 @@ import { captureEffect, parsePaypalEvent, type WalletSettings } from './provider
 import { notConfigured, providerFailed } from './providers/errors'
 import type { PaypalSignature, WalletProvider } from './providers/paypal'
 import type { CardProvider } from './providers/stripe'
-import { type CardPrices, parseStripeEvent } from './providers/stripe-events'
+import { type CardPrices, parseStripeEvent, signatureTime } from './providers/stripe-events'
 import { applyChange, grantsAt, newSubscription, planTier, type Provider, type SubscriptionView, subscriptionView } from './state'
 import type { BillingStore } from './store'
 
@@ -270,7 +270,7 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     async cardWebhook(rawBody: string, signature: string | null): Promise<Outcome> {
       if (!card) throw notConfigured('Card payments are not configured on this server.')
       if (!signature || !(await card.verify(rawBody, signature))) throw invalidSignature()
-      return applyEvent('card', parseStripeEvent(parseJsonText(rawBody), settings.cardPrices))
+      return applyEvent('card', parseStripeEvent(parseJsonText(rawBody), settings, signatureTime(signature)))
     },
 
     async walletWebhook(rawBody: string, signature: PaypalSignature): Promise<Outcome> {

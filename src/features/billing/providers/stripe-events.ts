@@ -12,17 +12,19 @@ const Currency = T.String({ pattern: '^[A-Za-z]{3}$' })
 /** In the currency's minor unit; written out digit by digit, so no larger than a double holds exactly. */
 const Amount = T.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 
-const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: UnixSeconds, data: T.Object({ object: T.Object({}) }) }))
+// SPEC lists only `type` and `data.object` (and, per type, a few of the object's fields); Stripe
+// sends more. What SPEC does not list is optional here, and inferred when absent.
+const checkEnvelope = shapeCheck(T.Object({ id: Str, type: Str, created: T.Optional(UnixSeconds), data: T.Object({ object: T.Object({}) }) }))
 
 const checkSession = shapeCheck(
   T.Object({
     id: Str,
-    mode: Str,
+    mode: T.Optional(Str),
     customer: T.Optional(T.Union([T.Null(), Str])),
     subscription: T.Optional(T.Union([T.Null(), Str])),
     client_reference_id: T.Optional(T.Union([T.Null(), T.String({ maxLength: 200, pattern: PRINTABLE })])),
     metadata: Metadata,
-    payment_status: Str,
+    payment_status: T.Optional(Str),
     amount_total: T.Optional(T.Union([T.Null(), Amount])),
     currency: T.Optional(T.Union([T.Null(), Currency])),
   }),
@@ -32,7 +34,8 @@ const checkSubscription = shapeCheck(
   T.Object({
     id: Str,
     customer: Str,
-    status: T.Union(SUBSCRIPTION_STATUSES.map((s) => T.Literal(s))),
+    /** SPEC's deletion carries only id and customer */
+    status: T.Optional(T.Union(SUBSCRIPTION_STATUSES.map((s) => T.Literal(s)))),
     current_period_end: T.Optional(T.Union([T.Null(), UnixSeconds])),
     cancel_at_period_end: T.Optional(T.Boolean()),
     metadata: Metadata,
@@ -83,34 +86,52 @@ function tierOfPrice(prices: CardPrices, priceId: string | undefined): PaidTier 
   return null
 }
 
-function checkoutEffect(object: unknown, created: number, eventId: string): Effect {
+/** What the parser needs to know of this server's prices. */
+export interface CardSettings {
+  cardPrices: CardPrices
+  lifetimePrice: string
+  currency: string
+}
+
+function checkoutEffect(object: unknown, created: number, eventId: string, settings: CardSettings): Effect {
   const session = checkSession(object, 'checkout session', '/data/object')
   const userId = session.metadata?.user_id ?? session.client_reference_id ?? null
   const tierName = session.metadata?.tier
   // A checkout of this Stripe account that promptlib did not create: none of our business.
   if (!userId || tierName === undefined) return { kind: 'ignore', reason: 'not a promptlib checkout' }
   if (!isTierName(tierName)) badField('/data/object/metadata/tier', 'must be starter, pro or lifetime')
-  if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required')
-    return { kind: 'ignore', reason: `payment ${session.payment_status}` }
+  // Stripe states whether the session is paid; SPEC's event does not, and a completed checkout is.
+  const paymentStatus = session.payment_status ?? 'paid'
+  if (paymentStatus !== 'paid' && paymentStatus !== 'no_payment_required') return { kind: 'ignore', reason: `payment ${paymentStatus}` }
   const at = new Date(created * 1000)
-  const payment: PaymentFacts | null =
-    session.amount_total != null && session.currency
-      ? {
-          id: session.id,
-          kind: tierName === 'lifetime' ? 'lifetime' : 'subscription',
-          amount: minorToDecimal(session.amount_total, session.currency),
-          currency: session.currency.toUpperCase(),
-          paidAt: at,
-          subscriptionId: session.subscription ?? null,
-        }
-      : null
+  const stated = session.amount_total != null && session.currency
+  const payment: PaymentFacts | null = stated
+    ? {
+        id: session.id,
+        kind: tierName === 'lifetime' ? 'lifetime' : 'subscription',
+        amount: minorToDecimal(session.amount_total!, session.currency!),
+        currency: session.currency!.toUpperCase(),
+        paidAt: at,
+        subscriptionId: session.subscription ?? null,
+      }
+    : null
   const customerId = session.customer ?? null
   if (tierName === 'lifetime') {
-    if (session.mode !== 'payment') badField('/data/object/mode', 'a lifetime checkout is a payment')
-    if (!payment) badField('/data/object/amount_total', 'a paid checkout states its amount and currency')
-    return { kind: 'lifetime', provider: 'card', userId, customerId, payment, grants: true }
+    if ((session.mode ?? 'payment') !== 'payment') badField('/data/object/mode', 'a lifetime checkout is a payment')
+    // A session that does not state its amount (SPEC's event) was paid at the price this server
+    // asks for lifetime (its checkout was made here): that price is recorded.
+    const paid = payment ?? {
+      id: session.id,
+      kind: 'lifetime' as const,
+      amount: settings.lifetimePrice,
+      currency: settings.currency,
+      paidAt: at,
+      subscriptionId: null,
+    }
+    return { kind: 'lifetime', provider: 'card', userId, customerId, payment: paid, grants: true }
   }
-  if (session.mode !== 'subscription' || !session.subscription) badField('/data/object/subscription', `a ${tierName} checkout creates a subscription`)
+  if ((session.mode ?? 'subscription') !== 'subscription' || !session.subscription)
+    badField('/data/object/subscription', `a ${tierName} checkout creates a subscription`)
   return {
     kind: 'subscription',
     change: {
@@ -135,7 +156,8 @@ function subscriptionEffect(object: unknown, created: number, eventId: string, d
   const end = sub.current_period_end ?? (itemEnds.length ? Math.max(...itemEnds) : null)
   const metaTier = sub.metadata?.tier
   const tier = tierOfPrice(prices, sub.items?.data[0]?.price?.id) ?? (metaTier === 'starter' || metaTier === 'pro' ? metaTier : null)
-  const status: SubscriptionStatus = deleted ? 'canceled' : sub.status
+  if (!deleted && sub.status === undefined) badField('/data/object/status', 'Expected required property')
+  const status: SubscriptionStatus = deleted ? 'canceled' : sub.status!
   return {
     kind: 'subscription',
     change: {
@@ -181,14 +203,22 @@ function invoiceEffect(object: unknown): Effect {
   }
 }
 
-export function parseStripeEvent(value: unknown, prices: CardPrices): ParsedEvent {
+/** The time a verified Stripe-Signature header was made (`t=`, seconds). */
+export function signatureTime(signatureHeader: string): number {
+  return Number(/(?:^|,)\s*t=(\d{1,12})(?:,|$)/.exec(signatureHeader)?.[1] ?? Math.floor(Date.now() / 1000))
+}
+
+/** `signedAt`: the signature's timestamp (seconds), which stands for `created` when the event has none. */
+export function parseStripeEvent(value: unknown, settings: CardSettings, signedAt: number): ParsedEvent {
   const event = checkEnvelope(value, 'event')
   const object = event.data.object
-  const { id, type, created } = event
+  const { id, type } = event
+  const created = event.created ?? signedAt
+  const prices = settings.cardPrices
   switch (type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
-      return { id, type, effect: checkoutEffect(object, created, id) }
+      return { id, type, effect: checkoutEffect(object, created, id, settings) }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
       return { id, type, effect: subscriptionEffect(object, created, id, false, prices) }
