@@ -39,6 +39,26 @@ describe('promptlib CLI', () => {
     expect(cli(['migrate'], env).stdout).toContain('up to date')
   })
 
+  test('a command given arguments it does not take, or asked for help, prints its usage (exit 2) and creates no database', () => {
+    for (const args of [
+      ['migrate', 'extra'],
+      ['migrate', '--help'],
+      ['user', '--help'],
+      ['user'],
+      ['user', 'list', 'x'],
+      ['user', 'set-tier', 'a@b.c', 'gold'],
+    ]) {
+      const dir = join(tempDir(), 'fresh')
+      const r = cli(args, { DATA_DIR: dir })
+      expect({ args, code: r.code, usage: r.stderr.includes('promptlib ') || r.stderr.includes('unknown tier') }).toEqual({
+        args,
+        code: 2,
+        usage: true,
+      })
+      expect({ args, created: existsSync(dir) }).toEqual({ args, created: false })
+    }
+  })
+
   test('healthcheck: 0 when the server on PORT answers, 1 with one line when nothing does', async () => {
     const server = await startServer(await processEnv())
     const port = new URL(server.url).port

@@ -32,7 +32,8 @@ const COMMANDS: Record<string, Command> = {
     await serve(ctx.config, ctx.log)
     return -1 // keeps running
   },
-  async migrate(_args, ctx) {
+  async migrate(args, ctx) {
+    if (args.length > 0) throw new UsageError('usage: promptlib migrate')
     const { storage, applied } = await openCommandStorage(ctx.config)
     await storage.close()
     ctx.out(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')

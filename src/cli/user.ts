@@ -3,7 +3,7 @@ import { createAccounts, PasswordHasher } from '../features/accounts'
 import { createTokens } from '../features/tokens'
 import { createUsage } from '../features/usage'
 import { JwtCodec } from '../http/jwt'
-import { isTier, TIERS } from '../tiers'
+import { isTier, type Tier, TIERS } from '../tiers'
 import { type CliContext, openCommandStorage, table, UsageError } from './context'
 
 export const USER_USAGE = `promptlib user set-tier EMAIL TIER   set a user's tier (${TIERS.join(', ')})
@@ -12,8 +12,24 @@ promptlib user tokens EMAIL          list a user's personal access tokens
 promptlib user tokens EMAIL --revoke TOKEN_ID
                                      revoke one of them`
 
+/** The arguments' shape is checked before the database is opened: `user --help` must not create one. */
+function checkArguments(sub: string | undefined, rest: string[]): void {
+  if (sub === 'set-tier') {
+    if (rest.length !== 2 || !rest[0] || !rest[1]) throw new UsageError('usage: promptlib user set-tier EMAIL TIER')
+    if (!isTier(rest[1])) throw new UsageError(`unknown tier "${rest[1]}"; use one of ${TIERS.join(', ')}`)
+  } else if (sub === 'list') {
+    if (rest.length > 0) throw new UsageError('usage: promptlib user list')
+  } else if (sub === 'tokens') {
+    const [email, flag, tokenId, ...extra] = rest
+    if (!email || (flag !== undefined && (flag !== '--revoke' || !tokenId)) || extra.length > 0) {
+      throw new UsageError('usage: promptlib user tokens EMAIL [--revoke TOKEN_ID]')
+    }
+  } else throw new UsageError(USER_USAGE)
+}
+
 export async function userCommand(args: string[], ctx: CliContext): Promise<number> {
   const [sub, ...rest] = args
+  checkArguments(sub, rest)
   const { storage } = await openCommandStorage(ctx.config)
   // The CLI never signs tokens; the codec only satisfies the service's shape.
   const accounts = createAccounts({
@@ -25,9 +41,7 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
   try {
     switch (sub) {
       case 'set-tier': {
-        const [email, tier] = rest
-        if (!email || !tier || rest.length !== 2) throw new UsageError('usage: promptlib user set-tier EMAIL TIER')
-        if (!isTier(tier)) throw new UsageError(`unknown tier "${tier}"; use one of ${TIERS.join(', ')}`)
+        const [email, tier] = rest as [string, Tier]
         const user = await accounts.setTierByEmail(email, tier)
         if (!user) {
           ctx.err(`no user with e-mail ${email}`)
@@ -37,7 +51,6 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
         return 0
       }
       case 'list': {
-        if (rest.length > 0) throw new UsageError('usage: promptlib user list')
         const rows = (await accounts.list()).map((u) => ({
           id: u.id,
           email: u.email,
@@ -49,10 +62,7 @@ export async function userCommand(args: string[], ctx: CliContext): Promise<numb
         return 0
       }
       case 'tokens': {
-        const [email, flag, tokenId, ...extra] = rest
-        if (!email || (flag !== undefined && (flag !== '--revoke' || !tokenId)) || extra.length > 0) {
-          throw new UsageError('usage: promptlib user tokens EMAIL [--revoke TOKEN_ID]')
-        }
+        const [email, , tokenId] = rest as [string, string?, string?]
         const user = await accounts.findByEmail(email)
         if (!user) {
           ctx.err(`no user with e-mail ${email}`)
