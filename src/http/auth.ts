@@ -20,6 +20,8 @@ export interface Principal {
   via: 'jwt' | 'pat'
   /** the PAT's id when via === 'pat' */
   tokenId: string | null
+  /** the JWT's `iat` when via === 'jwt' (work that outlives the request checks it is still valid) */
+  issuedAt: number | null
 }
 
 /** Resolves a bearer token or throws a ProblemError (401, or 403 for a PAT without API access). */

@@ -40,7 +40,9 @@ export const RegisterBody = strictObject({
     description:
       'trimmed and lower-cased; must be unique; an ASCII address (local part at most 64 characters, host-name labels; an internationalised domain in its xn-- form)',
   }),
-  password: password('8–128 characters; not the e-mail, not a common password'),
+  password: password(
+    '8–128 characters (counted after Unicode NFC normalisation, in which passwords are also compared); not the e-mail, not a common password',
+  ),
   name: t.String({ maxLength: 1000, description: `1–${NAME_MAX} characters after trimming` }),
 })
 export type RegisterBody = typeof RegisterBody.static
@@ -52,5 +54,7 @@ export const PasswordBody = strictObject({
   current_password: t.Optional(
     t.String({ maxLength: 1024, description: 'required, except for an account that has no password yet (created through a provider)' }),
   ),
-  new_password: password('8–128 characters; not the e-mail, not a common password'),
+  new_password: password(
+    '8–128 characters (counted after Unicode NFC normalisation, in which passwords are also compared); not the e-mail, not a common password',
+  ),
 })

@@ -15,8 +15,16 @@ function isCommon(password: string): boolean {
   return commonPasswords.has(password.toLowerCase())
 }
 
+/**
+ * Passwords are compared in one Unicode form, NFC (as RFC 8265's OpaqueString profile does): "é"
+ * may arrive as one code point or as "e" plus a combining accent depending on the system and
+ * keyboard it was typed on, and both are the same password to the person typing it.
+ */
+export const normalisePassword = (password: string): string => password.normalize('NFC')
+
 /** Returns why the password is refused, or null when it is acceptable. */
-export function passwordProblem(password: string, email: string): string | null {
+export function passwordProblem(typed: string, email: string): string | null {
+  const password = normalisePassword(typed)
   const length = [...password].length
   if (length < PASSWORD_MIN) return `The password must be at least ${PASSWORD_MIN} characters long.`
   if (length > PASSWORD_MAX) return `The password must be at most ${PASSWORD_MAX} characters long.`
@@ -46,10 +54,17 @@ export class PasswordHasher {
   constructor(private readonly cost: HashCost = {}) {}
 
   hash(password: string): Promise<string> {
-    return Bun.password.hash(password, { algorithm: 'argon2id', ...this.cost })
+    return Bun.password.hash(normalisePassword(password), { algorithm: 'argon2id', ...this.cost })
   }
 
-  verify(password: string, hash: string): Promise<boolean> {
+  /** The password in its normal form; a hash made before passwords were normalised also matches the text as typed. */
+  async verify(password: string, hash: string): Promise<boolean> {
+    const normal = normalisePassword(password)
+    if (await this.verifyExact(normal, hash)) return true
+    return normal !== password && this.verifyExact(password, hash)
+  }
+
+  private verifyExact(password: string, hash: string): Promise<boolean> {
     return Bun.password.verify(password, hash).catch(() => false)
   }
 

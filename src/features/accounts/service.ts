@@ -81,10 +81,13 @@ function tidyName(name: string | null | undefined): string | null {
 export function createAccountsService({ store, transaction, jwt, hasher, usage }: AccountsDeps) {
   const deletedHooks: UserDeletedHook[] = []
 
-  /** A token never predates the user's not-before second, or it would be born revoked. */
-  function issueToken(user: Pick<UserRecord, 'id' | 'email' | 'tokensNotBefore'>): string {
-    const now = Math.floor(Date.now() / 1000)
-    return jwt.sign({ user_id: user.id, email: user.email }, Math.max(now, user.tokensNotBefore))
+  /**
+   * A token never predates the user's not-before second, or it would be born revoked. `checkedAt`
+   * (Unix seconds, default now) is when the credential was checked: a token is stamped no later,
+   * so a password change or takeover that commits after that check revokes it too.
+   */
+  function issueToken(user: Pick<UserRecord, 'id' | 'email' | 'tokensNotBefore'>, checkedAt = Math.floor(Date.now() / 1000)): string {
+    return jwt.sign({ user_id: user.id, email: user.email }, Math.max(checkedAt, user.tokensNotBefore))
   }
 
   function authUser(record: AuthRecord): AuthUser {
@@ -189,11 +192,19 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
 
     /** Unknown e-mail and wrong password fail alike, in body and in time. */
     async login(input: LoginBody): Promise<{ user: UserRecord; accessToken: string }> {
+      const wrong = () =>
+        new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': WWW_AUTHENTICATE_REALM })
+      // The verification takes a while (argon2id); the password may change, or a provider sign-in
+      // clear it, meanwhile. The password checked is the one read here, so the token is stamped
+      // with this second (a change committed later sets a later not-before and revokes it), and
+      // a login whose password is no longer the account's fails like a wrong password.
+      const readAt = Math.floor(Date.now() / 1000)
       const user = await store.byEmail(normaliseEmail(input.email))
       const ok = user?.passwordHash ? await hasher.verify(input.password, user.passwordHash) : await hasher.verifyAgainstDummy(input.password)
-      if (!user || !ok)
-        throw new ProblemError(401, 'invalid_credentials', 'The e-mail or password is wrong.', {}, { 'www-authenticate': WWW_AUTHENTICATE_REALM })
-      return { user, accessToken: issueToken(user) }
+      if (!user || !ok) throw wrong()
+      const current = await store.byId(user.id)
+      if (!current || current.passwordHash !== user.passwordHash) throw wrong()
+      return { user: current, accessToken: issueToken(current, readAt) }
     },
 
     async authenticateJwt(token: string): Promise<Principal> {
@@ -207,7 +218,17 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
       if (result.claims.iat < record.tokensNotBefore) {
         throw unauthorized('token_revoked', 'This token was issued before the password or sign-in methods changed; log in again.')
       }
-      return { user: authUser(record), via: 'jwt', tokenId: null }
+      return { user: authUser(record), via: 'jwt', tokenId: null, issuedAt: result.claims.iat }
+    },
+
+    /**
+     * Whether a JWT issued at `issuedAt` still stands now: a request authenticated with it may
+     * have raced a password change, a takeover by a verified sign-in, or the account's deletion.
+     */
+    async jwtStatus(userId: string, issuedAt: number): Promise<'valid' | 'revoked' | 'gone'> {
+      const record = await store.authById(userId)
+      if (!record) return 'gone'
+      return issuedAt < record.tokensNotBefore ? 'revoked' : 'valid'
     },
 
     async profile(user: AuthUser): Promise<Profile> {

@@ -12,6 +12,6 @@ export type { TokensService } from './service'
 // Required, not imported: an SQLite server never loads PostgreSQL's adapter (docs/architecture.md).
 const pgStore = (): typeof import('./store.pg') => require('./store.pg')
 
-export function createTokens(storage: Storage, accounts: Pick<AccountsService, 'authUserById'>): TokensService {
+export function createTokens(storage: Storage, accounts: Pick<AccountsService, 'authUserById' | 'jwtStatus'>): TokensService {
   return createTokensService(storage.engine === 'sqlite' ? sqliteTokensStore(storage) : pgStore().pgTokensStore(storage), accounts)
 }

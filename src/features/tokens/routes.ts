@@ -11,8 +11,13 @@ export function tokensRoutes({ tokens, guard }: { tokens: TokensService; guard: 
     .use(guard)
     .post(
       '/api/user/tokens',
-      async ({ user, body, set }) => {
-        const created = await tokens.create(user, cleanLabel(body.name, '/name', TOKEN_NAME_MAX), body.expires_in_days ?? DEFAULT_EXPIRY_DAYS)
+      async ({ user, principal, body, set }) => {
+        const created = await tokens.create(
+          user,
+          cleanLabel(body.name, '/name', TOKEN_NAME_MAX),
+          body.expires_in_days ?? DEFAULT_EXPIRY_DAYS,
+          principal.issuedAt,
+        )
         set.status = 201
         Object.assign(set.headers, NO_STORE)
         return created

@@ -26,7 +26,7 @@ const summary = (row: PatRecord): TokenSummary => ({
 
 const invalid = () => unauthorized('invalid_token', 'The personal access token is not valid.')
 
-export function createTokensService(store: TokensStore, accounts: Pick<AccountsService, 'authUserById'>) {
+export function createTokensService(store: TokensStore, accounts: Pick<AccountsService, 'authUserById' | 'jwtStatus'>) {
   // Scripts send the same token again and again: its digest is remembered (the database still
   // decides on every request whether the token is valid), and so is its user once looked up: a
   // token never changes hands, so that user is then read beside the token instead of after it. On
@@ -35,8 +35,16 @@ export function createTokensService(store: TokensStore, accounts: Pick<AccountsS
   const known = new Map<string, { hash: string; userId?: string }>()
 
   return {
-    /** Needs the caller's current tier; holds the tier's maximum under concurrency. */
-    async create(user: { id: string; tier: Tier }, name: string, expiresInDays = DEFAULT_EXPIRY_DAYS): Promise<CreatedToken> {
+    /**
+     * Needs the caller's current tier; holds the tier's maximum under concurrency. `jwtIssuedAt`:
+     * the `iat` of the JWT that authorised the request, checked again once the token is stored.
+     */
+    async create(
+      user: { id: string; tier: Tier },
+      name: string,
+      expiresInDays = DEFAULT_EXPIRY_DAYS,
+      jwtIssuedAt: number | null = null,
+    ): Promise<CreatedToken> {
       const limit = TIER_LIMITS[user.tier].max_tokens
       if (limit === 0) throw upgradeRequired('starter')
       const token = generatePat()
@@ -51,8 +59,23 @@ export function createTokensService(store: TokensStore, accounts: Pick<AccountsS
         lastUsedAt: null,
         revokedAt: null,
       }
-      if (!(await store.insertWithinLimit(row, limit, now))) {
+      const inserted = await store.insertWithinLimit(row, limit, now)
+      // The account was deleted while this request ran: its token is as dead as the account.
+      if (inserted === null) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
+      if (!inserted) {
         throw new ProblemError(403, 'token_limit_reached', `Your tier allows ${limit} active personal access token(s); revoke one first.`, { limit })
+      }
+      // The JWT may have been revoked while this request ran (a password change, or a takeover by
+      // a verified sign-in, which revokes every PAT): a new PAT must not outlive it. Checked after
+      // the insert: a revocation committed before it is seen here, one committed after it
+      // revokes this token with the others (on PostgreSQL revokeAll waits for this insert's lock).
+      if (jwtIssuedAt !== null) {
+        const status = await accounts.jwtStatus(user.id, jwtIssuedAt)
+        if (status !== 'valid') {
+          await store.revoke(user.id, row.id, new Date())
+          if (status === 'gone') throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
+          throw unauthorized('token_revoked', 'This token was issued before the password or sign-in methods changed; log in again.')
+        }
       }
       return { token_id: row.id, token, name: row.name, expires_at: row.expiresAt.toISOString() }
     },
@@ -100,7 +123,7 @@ export function createTokensService(store: TokensStore, accounts: Pick<AccountsS
       if (now - (found.lastUsedAt ?? 0) >= LAST_USED_RESOLUTION_MS) {
         await store.touch(found.id, new Date(now), new Date(now - LAST_USED_RESOLUTION_MS))
       }
-      return { user, via: 'pat', tokenId: found.id }
+      return { user, via: 'pat', tokenId: found.id, issuedAt: null }
     },
 
     /** Deletes tokens revoked or expired more than 30 days ago (the periodic sweep). */

@@ -1,6 +1,7 @@
 // PostgreSQL adapter of the tokens port. The limit check takes a per-user advisory lock for the
 // transaction: READ COMMITTED alone would let two instances count the same tokens and both insert.
 import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { isForeignKeyViolation } from '../../db/errors'
 import { batchedLookup } from '../../db/postgres/batched-lookup'
 import { cannotBeStored } from '../../db/postgres/text'
 import type { PgStorage } from '../../db/storage'
@@ -29,16 +30,21 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
   )
   return {
     insertWithinLimit: (token, limit, now) =>
-      db.transaction(async (tx) => {
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`pat:${token.userId}`}, 0))`)
-        const [row] = await tx
-          .select({ n: count() })
-          .from(pats)
-          .where(and(eq(pats.userId, token.userId), isNull(pats.revokedAt), gt(pats.expiresAt, now)))
-        if ((row?.n ?? 0) >= limit) return false
-        await tx.insert(pats).values(token)
-        return true
-      }),
+      db
+        .transaction(async (tx) => {
+          await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`pat:${token.userId}`}, 0))`)
+          const [row] = await tx
+            .select({ n: count() })
+            .from(pats)
+            .where(and(eq(pats.userId, token.userId), isNull(pats.revokedAt), gt(pats.expiresAt, now)))
+          if ((row?.n ?? 0) >= limit) return false
+          await tx.insert(pats).values(token)
+          return true
+        })
+        .catch((error: unknown) => {
+          if (isForeignKeyViolation(error)) return null
+          throw error
+        }),
 
     listUnrevoked: (userId) =>
       db
@@ -58,15 +64,19 @@ export function pgTokensStore(storage: PgStorage): TokensStore {
           .returning({ id: pats.id })
       ).length > 0,
 
-    revokeAll: async (userId, now, tx) =>
-      (
-        await storage
-          .use(tx)
+    // Under the lock insertWithinLimit holds: a token being created right now is committed first
+    // and revoked with the rest, never left standing beside an account that was just taken over.
+    revokeAll: (userId, now, tx) =>
+      storage.transaction(async (t) => {
+        const q = storage.use(t)
+        await q.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`pat:${userId}`}, 0))`)
+        const rows = await q
           .update(pats)
           .set({ revokedAt: now })
           .where(and(eq(pats.userId, userId), isNull(pats.revokedAt)))
           .returning({ id: pats.id })
-      ).length,
+        return rows.length
+      }, tx),
 
     async byHash(hash) {
       const [row] = await patsWithHash(hash)

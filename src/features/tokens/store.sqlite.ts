@@ -1,6 +1,7 @@
 // SQLite adapter of the tokens port. The lookup by hash is a prepared statement on the read
 // connection; the limit check and the insert share one write transaction.
 import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { isForeignKeyViolation } from '../../db/errors'
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { personalAccessTokens as pats } from './schema.sqlite'
@@ -16,16 +17,21 @@ const statements = perConnection((db: SqliteDb) => ({
 export function sqliteTokensStore(storage: SqliteStorage): TokensStore {
   return {
     insertWithinLimit: (token, limit, now) =>
-      storage.write((db) => {
-        const [row] = db
-          .select({ n: count() })
-          .from(pats)
-          .where(and(eq(pats.userId, token.userId), isNull(pats.revokedAt), gt(pats.expiresAt, now)))
-          .all()
-        if ((row?.n ?? 0) >= limit) return false
-        db.insert(pats).values(token).run()
-        return true
-      }),
+      storage
+        .write((db) => {
+          const [row] = db
+            .select({ n: count() })
+            .from(pats)
+            .where(and(eq(pats.userId, token.userId), isNull(pats.revokedAt), gt(pats.expiresAt, now)))
+            .all()
+          if ((row?.n ?? 0) >= limit) return false
+          db.insert(pats).values(token).run()
+          return true
+        })
+        .catch((error: unknown) => {
+          if (isForeignKeyViolation(error)) return null
+          throw error
+        }),
 
     listUnrevoked: (userId) =>
       storage.read((db) =>

@@ -25,9 +25,10 @@ export interface PatLookup {
 export interface TokensStore {
   /**
    * Inserts the token unless the user already holds `limit` tokens that are neither revoked
-   * nor expired at `now`; atomic across concurrent requests and instances. false: at the limit.
+   * nor expired at `now`; atomic across concurrent requests and instances. false: at the limit;
+   * null: the user no longer exists (deleted while the request ran; the foreign key refused it).
    */
-  insertWithinLimit(token: PatRecord, limit: number, now: Date): Promise<boolean>
+  insertWithinLimit(token: PatRecord, limit: number, now: Date): Promise<boolean | null>
   /** Tokens not revoked, newest first (expired ones included). */
   listUnrevoked(userId: string): Promise<PatRecord[]>
   /** false when the token is unknown, another user's, or already revoked. */
