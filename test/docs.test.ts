@@ -49,6 +49,9 @@ describe('OpenAPI', async () => {
     expect(register.responses['201']).toBeDefined()
     expect(register.responses['409']).toBeDefined()
     expect(doc.paths['/api/docs']).toBeUndefined()
+    // A free user's PAT is refused (403 api_access_required) wherever a PAT is accepted.
+    expect(doc.paths['/api/optimizer/optimize'].post.responses['403']).toBeDefined()
+    expect(doc.paths['/api/prompts/{prompt_id}'].get.responses['403']).toBeDefined()
   })
 
   test('the MCP endpoint is in the document: POST /api/mcp under the mcp tag, its refusals, and docs/mcp.md named', async () => {

@@ -97,7 +97,7 @@ export function catalogueRoutes({ catalogue, guard }: { catalogue: CatalogueServ
         {
           optionalAuth: true,
           params: t.Object({ prompt_id: t.String({ format: 'uuid', description: 'the prompt’s UUID' }) }),
-          response: { 200: Prompt, ...problems(401, 404, 422, 429) },
+          response: { 200: Prompt, ...problems(401, 403, 404, 422, 429) },
           detail: {
             tags: ['catalogue'],
             summary: 'One prompt with its content and template variables (metered: free and anonymous callers open 10 distinct prompts per UTC day)',

@@ -103,6 +103,7 @@ export function optimizerRoutes({ optimizer, guard, log, pingIntervalMs }: Optim
             },
             400: problemResponse('The body is not valid JSON (malformed_json)'),
             401: problemResponse('Missing, invalid or expired token'),
+            403: problemResponse('A personal access token of a user whose tier has no API access (api_access_required)'),
             413: problemResponse('The body is over 1 MiB'),
             415: problemResponse('The body is not application/json'),
             422: problemResponse('The body is not valid (validation_failed, with errors)'),
