@@ -40,7 +40,7 @@ describe('access', async () => {
 })
 
 describe('GET /api/skills', async () => {
-  test('paginated, by name, with the documented fields', async () => {
+  test('paginated, by name, with the documented fields: each item the whole skill, instructions included (contract section 5)', async () => {
     const body = await json(await get('/api/skills?limit=3'))
     expect(body).toMatchObject({ limit: 3, offset: 0 })
     expect(body.total).toBeGreaterThanOrEqual(9)
@@ -53,12 +53,19 @@ describe('GET /api/skills', async () => {
       'description',
       'files',
       'id',
+      'instructions',
       'license',
       'metadata',
       'name',
       'tags',
       'updated_at',
     ])
+    // The same skill as its own page answers it.
+    expect(body.items[0]).toEqual(await json(await get(`/api/skills/${body.items[0].id}`)))
+    const found = await json(await get(`/api/skills/search?q=${encodeURIComponent(body.items[0].name)}`))
+    const { snippet, ...hit } = found.items.find((s: { id: string }) => s.id === body.items[0].id)
+    expect(typeof snippet).toBe('string')
+    expect(hit).toEqual(body.items[0])
   })
 
   test('category and tag filters', async () => {

@@ -17,14 +17,14 @@ const skillFields = {
   metadata: t.Nullable(t.Record(t.String(), t.String())),
   files: t.Array(t.String(), { description: 'the skill folder’s other files (scripts/, references/, assets/), relative paths' }),
   updated_at: t.String({ format: 'date-time' }),
+  instructions: t.String({ description: 'Markdown: the body of SKILL.md' }),
 }
-export const SkillSummary = t.Object(skillFields)
-export type SkillSummary = typeof SkillSummary.static
-export const Skill = t.Object({ ...skillFields, instructions: t.String({ description: 'Markdown: the body of SKILL.md' }) })
+/** A skill is the same whole in lists, search results and on its own (contract section 5). */
+export const Skill = t.Object(skillFields)
 export type Skill = typeof Skill.static
 export const SkillHit = t.Object({ ...skillFields, snippet: t.String({ description: 'HTML-escaped, matches inside <mark>…</mark>' }) })
 
-export const SkillPage = paginated(SkillSummary)
+export const SkillPage = paginated(Skill)
 export type SkillPage = typeof SkillPage.static
 export const SkillSearchPage = paginated(SkillHit)
 export type SkillSearchPage = typeof SkillSearchPage.static

@@ -5,10 +5,13 @@ import { notFound } from '../../http/problem'
 import { snippet } from '../../lib/search/snippet'
 import { searchTerms } from '../../lib/search/terms'
 import { slugify } from '../../lib/text'
-import { type Skill, SKILL_SEARCH_WINDOW, type SkillPage, type SkillSearchPage, type SkillSummary } from './model'
+import { type Skill, SKILL_SEARCH_WINDOW, type SkillPage, type SkillSearchPage } from './model'
 import type { Page, SkillInput, SkillRecord, SkillsStore } from './store'
 
-const view = (r: SkillRecord): SkillSummary => ({
+/** The first this many characters of the instructions are searched for the snippet. */
+const SNIPPET_SOURCE_CHARS = 50_000
+
+const view = (r: SkillRecord): Skill => ({
   id: r.id,
   name: r.name,
   description: r.description,
@@ -20,6 +23,7 @@ const view = (r: SkillRecord): SkillSummary => ({
   metadata: r.metadata,
   files: r.files,
   updated_at: r.updatedAt.toISOString(),
+  instructions: r.instructions,
 })
 
 export function createSkillsService(store: SkillsStore) {
@@ -36,7 +40,7 @@ export function createSkillsService(store: SkillsStore) {
     async get(id: string): Promise<Skill> {
       const row = await store.get(id)
       if (!row) throw notFound(`There is no skill "${id.slice(0, 100)}".`)
-      return { ...view(row), instructions: row.instructions }
+      return view(row)
     },
 
     async search(q: string, filters: { category?: string; tag?: string } & Page): Promise<SkillSearchPage> {
@@ -46,7 +50,11 @@ export function createSkillsService(store: SkillsStore) {
       if (!terms || tag === '') return { items: [], total: 0, ...page }
       const query = { terms, category: filters.category, tag }
       const { total, hits } = await store.search(query, page, SKILL_SEARCH_WINDOW)
-      return { items: hits.map((r) => ({ ...view(r), snippet: snippet([r.instructions, r.description, r.name], terms) })), total, ...page }
+      return {
+        items: hits.map((r) => ({ ...view(r), snippet: snippet([r.instructions.slice(0, SNIPPET_SOURCE_CHARS), r.description, r.name], terms) })),
+        total,
+        ...page,
+      }
     },
 
     /** The importers' write path: joins the importing transaction. */

@@ -26,6 +26,7 @@ const columns = {
   metadata: skills.metadata,
   files: skills.files,
   updatedAt: skills.updatedAt,
+  instructions: skills.instructions,
 }
 
 type Row = {
@@ -41,6 +42,7 @@ type Row = {
   metadata: string | null
   files: string
   updatedAt: Date
+  instructions: string
 }
 
 const record = (r: Row): SkillRecord => ({
@@ -55,6 +57,7 @@ const record = (r: Row): SkillRecord => ({
   metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, string>),
   files: JSON.parse(r.files) as string[],
   updatedAt: r.updatedAt,
+  instructions: r.instructions,
 })
 
 /** ts_rank_cd weights {D, C, B, A}: name 10, tags 6, description 4, instructions 1 (as SQLite's bm25 weights). */
@@ -89,11 +92,8 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
 
     async get(id) {
       if (cannotBeStored(id)) return null
-      const [row] = await db
-        .select({ ...columns, instructions: skills.instructions })
-        .from(skills)
-        .where(eq(skills.id, id))
-      return row ? { ...record(row), instructions: row.instructions } : null
+      const [row] = await db.select(columns).from(skills).where(eq(skills.id, id))
+      return row ? record(row) : null
     },
 
     async search({ terms, ...filter }, { limit, offset }, window) {
@@ -113,14 +113,14 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
       const rows = new Map(
         (
           await db
-            .select({ ...columns, instructions: sql<string>`substr(${skills.instructions}, 1, 50000)` })
+            .select(columns)
             .from(skills)
             .where(sql`${skills.seq} = ANY(${sql.param(seqs)}::bigint[])`)
         ).map((r) => [r.seq, r]),
       )
       const hits = seqs.flatMap((seq) => {
         const row = rows.get(seq)
-        return row ? [{ ...record(row), instructions: row.instructions }] : []
+        return row ? [record(row)] : []
       })
       return { total: ranked?.n ?? 0, hits }
     },
@@ -173,15 +173,12 @@ export function pgSkillsStore(storage: PgStorage): SkillsStore {
       const seqs = rowsThatFit(sizes, limits)
       if (seqs.length === 0) return { skills: [], cursor }
       const rows = await on
-        .select({ ...columns, createdAt: skills.createdAt, instructions: skills.instructions })
+        .select({ ...columns, createdAt: skills.createdAt })
         .from(skills)
         .where(sql`${skills.seq} = ANY(${sql.param(seqs)}::bigint[])`)
         .orderBy(skills.seq)
       return {
-        skills: rows.map(({ createdAt, instructions, ...r }): SkillExport => {
-          const { updatedAt, ...rest } = record(r)
-          return { ...rest, instructions, createdAt, updatedAt }
-        }),
+        skills: rows.map(({ createdAt, ...r }): SkillExport => ({ ...record(r), createdAt })),
         cursor: seqs[seqs.length - 1]!,
       }
     },

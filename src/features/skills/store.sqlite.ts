@@ -10,7 +10,7 @@ import type { Outcome, SkillExport, SkillRecord, SkillsStore } from './store'
 import { storedSkill } from './text'
 
 const SKILL_COLUMNS =
-  's.seq, s.id, s.name, s.description, s.category, s.tags, s.license, s.compatibility, s.allowed_tools, s.metadata, s.files, s.updated_at'
+  's.seq, s.id, s.name, s.description, s.category, s.tags, s.license, s.compatibility, s.allowed_tools, s.metadata, s.files, s.updated_at, s.instructions'
 
 interface Row {
   seq: number
@@ -25,6 +25,7 @@ interface Row {
   metadata: string | null
   files: string
   updated_at: number
+  instructions: string
 }
 
 const record = (r: Row): SkillRecord => ({
@@ -39,6 +40,7 @@ const record = (r: Row): SkillRecord => ({
   metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, string>),
   files: JSON.parse(r.files) as string[],
   updatedAt: new Date(r.updated_at),
+  instructions: r.instructions,
 })
 
 type OldSkill = { seq: number; name: string; description: string; instructions: string; tags: string; facets: string }
@@ -48,7 +50,7 @@ const statements = perConnection((db: SqliteDb) => {
   const prepared = statementsBySql(c)
   return {
     prepared,
-    one: c.prepare<Row & { instructions: string }, [string]>(`SELECT ${SKILL_COLUMNS}, s.instructions FROM skills s WHERE s.id = ?`),
+    one: c.prepare<Row, [string]>(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.id = ?`),
     hash: c.prepare<{ seq: number; source_hash: string; created_at: number; updated_at: number }, [string]>(
       'SELECT seq, source_hash, created_at, updated_at FROM skills WHERE id = ?',
     ),
@@ -98,7 +100,7 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
     get: (id) =>
       storage.read((db) => {
         const row = statements(db).one.get(id)
-        return row ? { ...record(row), instructions: row.instructions } : null
+        return row ? record(row) : null
       }),
 
     search: ({ terms, category, tag }, { limit, offset }, window) =>
@@ -108,19 +110,19 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
         if (category !== undefined) facets.push(facetToken('c', category))
         if (tag !== undefined) facets.push(facetToken('t', tag))
         const match = ftsExpression(terms, facets)
-        const rows = prepared<Row & { total: number; instructions: string }>(
+        const rows = prepared<Row & { total: number }>(
           `WITH ranked AS MATERIALIZED (
              SELECT rowid AS seq, bm25(skills_fts, 10.0, 4.0, 1.0, 6.0, 0.0) AS score FROM skills_fts WHERE skills_fts MATCH ?
              ORDER BY rowid DESC LIMIT ${window}
            ),
            page AS (SELECT seq, score FROM ranked ORDER BY score, seq DESC LIMIT ? OFFSET ?)
-           SELECT ${SKILL_COLUMNS}, substr(s.instructions, 1, 50000) AS instructions, (SELECT count(*) FROM ranked) AS total
+           SELECT ${SKILL_COLUMNS}, (SELECT count(*) FROM ranked) AS total
            FROM page r JOIN skills s ON s.seq = r.seq ORDER BY r.score, s.seq DESC`,
         ).all(match, limit, offset)
         const total =
           rows[0]?.total ??
           prepared<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM skills_fts WHERE skills_fts MATCH ? LIMIT ${window})`).get(match)!.n
-        return { total, hits: rows.map((r) => ({ ...record(r), instructions: r.instructions })) }
+        return { total, hits: rows.map(record) }
       }),
 
     upsertSkills: (inputs, now, tx) =>
@@ -198,7 +200,7 @@ export function sqliteSkillsStore(storage: SqliteStorage): SkillsStore {
         const only = filter.category === undefined ? [] : [filter.category]
         const rows = statements(db)
           .prepared<Row & { instructions: string; created_at: number }>(
-            `SELECT ${SKILL_COLUMNS}, s.created_at, s.instructions FROM skills s WHERE s.seq > ?${only.length ? ' AND +s.category = ?' : ''} ORDER BY s.seq`,
+            `SELECT ${SKILL_COLUMNS}, s.created_at FROM skills s WHERE s.seq > ?${only.length ? ' AND +s.category = ?' : ''} ORDER BY s.seq`,
           )
           .iterate(cursor, ...only)
         const skills: SkillExport[] = []

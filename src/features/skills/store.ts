@@ -45,6 +45,8 @@ export interface SkillRecord {
   metadata: Record<string, string> | null
   files: string[]
   updatedAt: Date
+  /** Markdown: the body of SKILL.md */
+  instructions: string
 }
 
 export interface SkillFilter {
@@ -56,17 +58,12 @@ export interface SkillFilter {
 export interface SkillsStore {
   /** By name. */
   list(filter: SkillFilter, page: Page): Promise<{ items: SkillRecord[]; total: number }>
-  get(id: string): Promise<(SkillRecord & { instructions: string }) | null>
+  get(id: string): Promise<SkillRecord | null>
   /**
    * The newest `window` matches (every word in the name, description, instructions or tags; the
    * last one as a prefix when it may be unfinished), ranked, best first; `total` counts them.
-   * Hits carry the first 50,000 characters of their instructions (for the snippet).
    */
-  search(
-    query: SkillFilter & { terms: SearchTerms },
-    page: Page,
-    window: number,
-  ): Promise<{ total: number; hits: (SkillRecord & { instructions: string })[] }>
+  search(query: SkillFilter & { terms: SearchTerms }, page: Page, window: number): Promise<{ total: number; hits: SkillRecord[] }>
   /** Upserts skills (ids unique within the call); a skill whose imported fields did not change is not written. */
   upsertSkills(inputs: SkillInput[], now: number, tx: Tx): Promise<Outcome[]>
   hasAny(tx?: Tx): Promise<boolean>
