@@ -257,7 +257,10 @@ describe('subscriptions', () => {
     // The period ends (moved into the past here): free on the next read, before any sweep.
     const past = new Date(Date.now() - 1000)
     await sqlRun(t.storage, 'UPDATE users SET tier_until = $1 WHERE id = $2', [past, user.user.id])
-    await sqlRun(t.storage, 'UPDATE subscriptions SET current_period_end = $1 WHERE provider_subscription_id = $2', [past, subId])
+    await sqlRun(t.storage, 'UPDATE subscriptions SET current_period_end = $1, cancel_period_end = $1 WHERE provider_subscription_id = $2', [
+      past,
+      subId,
+    ])
     expect(await tierOf(t, user)).toBe('free')
     expect(await sqlRows(t.storage, 'SELECT tier FROM users WHERE id = $1', [user.user.id])).toEqual([{ tier: 'pro' }])
     expect(await t.services.billing.sweepExpiredTiers()).toBeGreaterThanOrEqual(1)

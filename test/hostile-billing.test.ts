@@ -315,6 +315,74 @@ describe('tier changes', () => {
     expect((await deliver([...reactivated].reverse())).tier).toBe('pro')
   })
 
+  // Contract section 8: after a wallet cancellation the tier holds until "the event's
+  // billing_info.next_billing_time when present, else the stored one". The period end only ever
+  // moved forward, so a cancellation stating an earlier end than the activation's kept the tier.
+  test('a wallet cancellation sets the period end it states, earlier ones included, in any order of arrival', async () => {
+    const t0 = Date.now() - 10 * DAY
+    const orders = <T>(items: T[]): T[][] =>
+      items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+    /** (type, days after t0, next_billing_time or null for none) in the order given; the user's tier and subscription after. */
+    const deliver = async (events: [string, number, number | null][]) => {
+      const user = await register(t)
+      const subId = `I-${crypto.randomUUID()}`
+      for (const [type, day, next] of events) {
+        const event = paypalEvent(type, walletSubscription(subId, user.user.id, { next }), { createTime: iso(t0 + day * DAY) })
+        expect(await outcome(await p.deliverWallet(event))).not.toBe('error')
+      }
+      return { tier: await tierOf(t, user), view: await subscriptionOf(t, user) }
+    }
+    const later = Date.now() + 20 * DAY
+    const past = Date.now() - 1000
+    const soon = Date.now() + 5 * DAY
+    const cases: { events: [string, number, number | null][]; tier: string; end: number | null }[] = [
+      // The cancellation ends the period now: free at once.
+      {
+        events: [
+          ['BILLING.SUBSCRIPTION.ACTIVATED', 0, later],
+          ['BILLING.SUBSCRIPTION.CANCELLED', 1, past],
+        ],
+        tier: 'free',
+        end: past,
+      },
+      // It states an end sooner than the activation's: the tier holds until then.
+      {
+        events: [
+          ['BILLING.SUBSCRIPTION.ACTIVATED', 0, later],
+          ['BILLING.SUBSCRIPTION.CANCELLED', 1, soon],
+        ],
+        tier: 'pro',
+        end: soon,
+      },
+      // It states none: the stored one.
+      {
+        events: [
+          ['BILLING.SUBSCRIPTION.ACTIVATED', 0, later],
+          ['BILLING.SUBSCRIPTION.CANCELLED', 1, null],
+        ],
+        tier: 'pro',
+        end: later,
+      },
+      // Re-activated after the cancellation: the cancellation's end no longer holds.
+      {
+        events: [
+          ['BILLING.SUBSCRIPTION.ACTIVATED', 0, later],
+          ['BILLING.SUBSCRIPTION.CANCELLED', 1, past],
+          ['BILLING.SUBSCRIPTION.RE-ACTIVATED', 2, later],
+        ],
+        tier: 'pro',
+        end: later,
+      },
+    ]
+    for (const { events, tier, end } of cases) {
+      for (const order of orders(events)) {
+        const { tier: got, view } = await deliver(order)
+        const label = order.map(([type]) => type.slice(21))
+        expect({ label, tier: got, end: view.current_period_end }).toEqual({ label, tier, end: end === null ? null : iso(end) })
+      }
+    }
+  })
+
   test('a subscription moved to the lifetime price or another product’s price never grants lifetime; it keeps its tier', async () => {
     const user = await register(t)
     const sub = `sub_${crypto.randomUUID()}`

@@ -8,6 +8,7 @@ import m5 from '../../../drizzle/postgres/0005_subcategory_statistics.sql' with 
 import m6 from '../../../drizzle/postgres/0006_prompt_words_ts_stat.sql' with { type: 'text' }
 import m7 from '../../../drizzle/postgres/0007_import_adds_words.sql' with { type: 'text' }
 import m8 from '../../../drizzle/postgres/0008_wallet_suspension.sql' with { type: 'text' }
+import m9 from '../../../drizzle/postgres/0009_cancel_period_end.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -26,4 +27,5 @@ export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0006_prompt_words_ts_stat", when: 1795579089581, breakpoints: true, sql: m6 },
   { tag: "0007_import_adds_words", when: 1795587199321, breakpoints: true, sql: m7 },
   { tag: "0008_wallet_suspension", when: 1795784407078, breakpoints: true, sql: m8 },
+  { tag: "0009_cancel_period_end", when: 1795794071765, breakpoints: true, sql: m9 },
 ]

@@ -14,6 +14,7 @@ import m11 from '../../../drizzle/sqlite/0011_search_any_script.sql' with { type
 import m12 from '../../../drizzle/sqlite/0012_listing_tiebreak.sql' with { type: 'text' }
 import m13 from '../../../drizzle/sqlite/0013_wallet_suspension.sql' with { type: 'text' }
 import m14 from '../../../drizzle/sqlite/0014_search_private_use.sql' with { type: 'text' }
+import m15 from '../../../drizzle/sqlite/0015_cancel_period_end.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -38,4 +39,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0012_listing_tiebreak", when: 1795556050802, breakpoints: true, sql: m12 },
   { tag: "0013_wallet_suspension", when: 1795784406590, breakpoints: true, sql: m13 },
   { tag: "0014_search_private_use", when: 1795793671253, breakpoints: true, sql: m14 },
+  { tag: "0015_cancel_period_end", when: 1795794071151, breakpoints: true, sql: m15 },
 ]

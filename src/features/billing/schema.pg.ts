@@ -38,6 +38,8 @@ export const subscriptions = pgTable(
     /** order keys of the latest suspension and activation (wallet provider): suspended when cancelled? */
     suspendedVersion: text('suspended_version'),
     resumedVersion: text('resumed_version'),
+    /** the period end a wallet cancellation states, while it is the latest status event (billing/state.ts) */
+    cancelPeriodEnd: time('cancel_period_end'),
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
   },

@@ -36,6 +36,8 @@ export const subscriptions = sqliteTable(
     /** order keys of the latest suspension and activation (wallet provider): suspended when cancelled? */
     suspendedVersion: text('suspended_version'),
     resumedVersion: text('resumed_version'),
+    /** the period end a wallet cancellation states, while it is the latest status event (billing/state.ts) */
+    cancelPeriodEnd: integer('cancel_period_end', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },

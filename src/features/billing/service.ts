@@ -17,7 +17,7 @@ import { notConfigured, providerFailed } from './providers/errors'
 import type { PaypalSignature, WalletProvider } from './providers/paypal'
 import type { CardProvider } from './providers/stripe'
 import { type CardPrices, parseStripeEvent, signatureTime } from './providers/stripe-events'
-import { applyChange, grantsAt, newSubscription, planTier, type Provider, type SubscriptionView, subscriptionView } from './state'
+import { applyChange, grantsAt, newSubscription, periodEndOf, planTier, type Provider, type SubscriptionView, subscriptionView } from './state'
 import type { BillingStore } from './store'
 
 export type CheckoutTier = 'starter' | 'pro' | 'lifetime'
@@ -164,7 +164,7 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     await syncTier(userId, user.tier, tx)
     let mailed = false
     if (effect.notify && next.status === 'canceled' && next.version === change.version) {
-      const end = next.currentPeriodEnd
+      const end = periodEndOf(next)
       mailed = await queueMail(
         user,
         `cancelled:${change.provider}:${change.subscriptionId}`,

@@ -8,7 +8,9 @@
 // status field, so a deletion or cancellation is never undone by an older update. What an event
 // knows regardless of time merges without regard to order: a tier fills a subscription that has
 // none, and a wallet subscription's period end only moves forward (the latest end any event
-// implies). Together: any order of the same events ends in the same state.
+// implies). A wallet cancellation that states its period end sets it exactly (contract section 8):
+// kept apart (cancelPeriodEnd) and cleared by the next newer status event, so it is bound to the
+// order key like the status. Together: any order of the same events ends in the same state.
 import { type Tier, tierAtLeast } from '../../tiers'
 import type { TierStep } from '../accounts'
 
@@ -41,6 +43,8 @@ export interface SubscriptionRecord {
    */
   suspendedVersion: string | null
   resumedVersion: string | null
+  /** the period end the latest status event states when it is a wallet cancellation; else null */
+  cancelPeriodEnd: Date | null
   createdAt: Date
   updatedAt: Date
 }
@@ -58,6 +62,8 @@ export interface SubscriptionChange {
   cancelAtPeriodEnd?: boolean
   /** wallet provider: the period end is at least this (merged with max, whatever the order) */
   periodEndAtLeast?: Date | null
+  /** wallet provider, a cancellation: the period end it states, which holds while it is the latest status event */
+  cancelPeriodEnd?: Date | null
   /** wallet provider: the event suspends the subscription, or activates it (again) */
   suspension?: 'suspended' | 'resumed'
 }
@@ -82,6 +88,7 @@ export function newSubscription(id: string, userId: string, change: Subscription
     version: null,
     suspendedVersion: null,
     resumedVersion: null,
+    cancelPeriodEnd: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -101,6 +108,7 @@ export function applyChange(
     if (change.tier) next.tier = change.tier
     if (change.periodEnd !== undefined) next.currentPeriodEnd = change.periodEnd
     if (change.cancelAtPeriodEnd !== undefined) next.cancelAtPeriodEnd = change.cancelAtPeriodEnd
+    if (change.status !== undefined) next.cancelPeriodEnd = change.cancelPeriodEnd ?? null
   } else if (next.tier === null && change.tier) {
     next.tier = change.tier
   }
@@ -117,10 +125,14 @@ export function applyChange(
     next.status !== current.status ||
     next.tier !== current.tier ||
     next.cancelAtPeriodEnd !== current.cancelAtPeriodEnd ||
-    next.currentPeriodEnd?.getTime() !== current.currentPeriodEnd?.getTime()
+    next.currentPeriodEnd?.getTime() !== current.currentPeriodEnd?.getTime() ||
+    next.cancelPeriodEnd?.getTime() !== current.cancelPeriodEnd?.getTime()
   if (changed) next.updatedAt = now
   return { next, changed, stale: change.version !== null && !newer && !changed }
 }
+
+/** The subscription's period end: the one its cancellation states while that is its latest status event, else the latest any event implied. */
+export const periodEndOf = (sub: SubscriptionRecord): Date | null => sub.cancelPeriodEnd ?? sub.currentPeriodEnd
 
 /** Whether the subscription's latest suspension came after its latest activation: it had no access to keep. */
 const wasSuspended = (sub: SubscriptionRecord) =>
@@ -135,13 +147,8 @@ const wasSuspended = (sub: SubscriptionRecord) =>
 export function grantsAt(sub: SubscriptionRecord, t: number): boolean {
   if (sub.tier === null) return false
   if (GRANTING.has(sub.status)) return true
-  return (
-    sub.provider === 'wallet' &&
-    sub.status === 'canceled' &&
-    sub.currentPeriodEnd !== null &&
-    sub.currentPeriodEnd.getTime() > t &&
-    !wasSuspended(sub)
-  )
+  const end = periodEndOf(sub)
+  return sub.provider === 'wallet' && sub.status === 'canceled' && end !== null && end.getTime() > t && !wasSuspended(sub)
 }
 
 function highestAt(subs: SubscriptionRecord[], t: number): Tier {
@@ -163,7 +170,7 @@ export function planTier(
   if (input.lifetime || input.currentTier === 'lifetime') return { tier: 'lifetime', next: null }
   const tier = highestAt(input.subscriptions, now)
   const ends = [
-    ...new Set(input.subscriptions.filter((s) => grantsAt(s, now) && !GRANTING.has(s.status)).map((s) => s.currentPeriodEnd!.getTime())),
+    ...new Set(input.subscriptions.filter((s) => grantsAt(s, now) && !GRANTING.has(s.status)).map((s) => periodEndOf(s)!.getTime())),
   ].sort((a, b) => a - b)
   for (const end of ends) {
     const after = highestAt(input.subscriptions, end)
@@ -198,7 +205,7 @@ function byLatestEvent(a: SubscriptionRecord, b: SubscriptionRecord): number {
  */
 export function subscriptionView(tier: Tier, lifetimeProvider: Provider | null, subs: SubscriptionRecord[], now: number): SubscriptionView {
   if (tier === 'lifetime') return { tier, status: 'active', provider: lifetimeProvider, current_period_end: null, cancel_at_period_end: false }
-  const end = (s: SubscriptionRecord) => s.currentPeriodEnd?.getTime() ?? Number.MAX_SAFE_INTEGER
+  const end = (s: SubscriptionRecord) => periodEndOf(s)?.getTime() ?? Number.MAX_SAFE_INTEGER
   const granting = subs
     .filter((s) => grantsAt(s, now))
     .sort((a, b) => (a.tier !== b.tier ? (tierAtLeast(a.tier!, b.tier!) ? -1 : 1) : end(b) - end(a) || byLatestEvent(a, b)))
@@ -208,7 +215,7 @@ export function subscriptionView(tier: Tier, lifetimeProvider: Provider | null, 
     tier,
     status: pick.status,
     provider: pick.provider,
-    current_period_end: pick.currentPeriodEnd?.toISOString() ?? null,
+    current_period_end: periodEndOf(pick)?.toISOString() ?? null,
     cancel_at_period_end: pick.cancelAtPeriodEnd,
   }
 }

@@ -54,6 +54,7 @@ const statements = perConnection((db: SqliteDb) => ({
       version: p('version'),
       suspendedVersion: p('suspendedVersion'),
       resumedVersion: p('resumedVersion'),
+      cancelPeriodEnd: sql`${p('cancelPeriodEnd')}`,
       createdAt: p('createdAt'),
       updatedAt: p('updatedAt'),
     })
@@ -68,6 +69,7 @@ const statements = perConnection((db: SqliteDb) => ({
         version: sql`excluded.version`,
         suspendedVersion: sql`excluded.suspended_version`,
         resumedVersion: sql`excluded.resumed_version`,
+        cancelPeriodEnd: sql`excluded.cancel_period_end`,
         updatedAt: sql`excluded.updated_at`,
       },
     })
@@ -124,7 +126,15 @@ export function sqliteBillingStore(storage: SqliteStorage): BillingStore {
       }, tx),
 
     async saveSubscription(sub, tx) {
-      await storage.write((db) => statements(db).saveSubscription.run({ ...sub, currentPeriodEnd: sub.currentPeriodEnd?.getTime() ?? null }), tx)
+      await storage.write(
+        (db) =>
+          statements(db).saveSubscription.run({
+            ...sub,
+            currentPeriodEnd: sub.currentPeriodEnd?.getTime() ?? null,
+            cancelPeriodEnd: sub.cancelPeriodEnd?.getTime() ?? null,
+          }),
+        tx,
+      )
     },
 
     subscriptionsOf: (userId, tx) => storage.read((db) => statements(db).subscriptionsOf.all({ userId }).map(toSubscription), tx),

@@ -120,6 +120,7 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
   if (!move) return { id, type, effect: { kind: 'ignore', reason: 'event type not handled' } }
   const sub = checkSubscription(resource, 'subscription', '/resource')
   const next = sub.billing_info?.next_billing_time
+  const nextEnd = next ? parseTime(next, '/resource/billing_info/next_billing_time') : null
   const tier = tierOfPlan(settings, sub.plan_id)
   // An activation of a plan this service does not sell: recorded and logged, nothing changes.
   if (type === 'BILLING.SUBSCRIPTION.ACTIVATED' && !tier)
@@ -136,7 +137,8 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
         status: move.status,
         tier,
         cancelAtPeriodEnd: move.status === 'canceled',
-        periodEndAtLeast: next ? parseTime(next, '/resource/billing_info/next_billing_time') : null,
+        periodEndAtLeast: nextEnd,
+        ...(move.status === 'canceled' ? { cancelPeriodEnd: nextEnd } : {}),
         ...(move.suspension ? { suspension: move.suspension } : {}),
       },
       userId: sub.custom_id || null,

@@ -1,0 +1,1 @@
+ALTER TABLE `subscriptions` ADD `cancel_period_end` integer;
