@@ -8,12 +8,16 @@ export interface FavoriteRecord {
 }
 
 export interface FavoritesStore {
-  /** Newest first. */
-  page(userId: string, limit: number, offset: number): Promise<FavoriteRecord[]>
-  count(userId: string): Promise<number>
   /**
-   * Adds the favorite unless it exists; `created` false gives the existing one. null: there is no
-   * such prompt (the foreign key refused it).
+   * One page, newest first, and the total it belongs to, read in one snapshot: a page that holds
+   * every favorite has exactly `total` rows even while other requests add and remove some.
+   */
+  page(userId: string, limit: number, offset: number): Promise<{ rows: FavoriteRecord[]; total: number }>
+  /** Every favorite, newest first, in one snapshot (the data export). */
+  all(userId: string): Promise<FavoriteRecord[]>
+  /**
+   * Adds the favorite unless it exists; `created` false gives the existing one. null: a foreign key
+   * refused it (no such prompt, or the account was deleted meanwhile: the service tells which).
    */
   add(userId: string, promptId: string, now: Date, tx?: Tx): Promise<{ created: boolean; createdAt: Date } | null>
   /** false when it was not a favorite */
