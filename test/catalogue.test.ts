@@ -620,7 +620,7 @@ describe('OpenAPI', async () => {
       expect(op.summary.length).toBeGreaterThan(10)
     }
     expect(doc.tags.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['catalogue', 'skills', 'favorites']))
-    expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '404', '422', '429'])
+    expect(Object.keys(doc.paths['/api/prompts/{prompt_id}'].get.responses).sort()).toEqual(['200', '401', '403', '404', '422', '429'])
     expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
       'category',
       'limit',

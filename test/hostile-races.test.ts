@@ -273,9 +273,9 @@ describe('account deletion against metered requests', () => {
     expect(await sqlNumber(t.storage, 'SELECT count(*) FROM daily_usage_items WHERE subject = $1', [`user:${u.user.id}`])).toBe(0)
   })
 
-  // OUTSIDE this area (src/features/optimizer): the history row of a call authenticated just
-  // before the deletion is inserted after it; its foreign key fails and the client gets 500.
-  test.todo('optimizations while the account is deleted: 200 or 401, never 500', async () => {
+  // The history row of a call authenticated just before the deletion was inserted after it; its
+  // foreign key failed and the client got 500. Now the call is refused as the token is: 401.
+  test('optimizations while the account is deleted: 200 or 401, never 500', async () => {
     const u = await register(t)
     const runs = Array.from({ length: 4 }, () =>
       t.request('/api/optimizer/optimize', { method: 'POST', token: u.token, json: { prompt: 'Hi there', mode: 'enhance' } }),
@@ -286,12 +286,11 @@ describe('account deletion against metered requests', () => {
     for (const r of answers.slice(0, -1)) expect([200, 401]).toContain(r.status)
   })
 
-  // OUTSIDE this area (src/features/accounts, drizzle/postgres): on PostgreSQL the cascade
-  // deletes the user's favorites in the order of the rows, and each deletion's trigger locks its
-  // prompt; two accounts that favorited the same prompts in other orders deadlock (40P01) and one
-  // DELETE /api/user/me answers 500 after a second's wait. A catalogue import updating those
-  // prompts deadlocks against it too. (SQLite has one writer: it holds there.)
-  test.todoIf(TEST_ENGINE === 'postgres')('accounts with the same favorites deleted at once: every deletion 204', async () => {
+  // On PostgreSQL the cascade deleted the user's favorites in the order of the rows, and each
+  // deletion's trigger locked its prompt: two accounts that favorited the same prompts in other
+  // orders deadlocked (40P01) and one DELETE /api/user/me answered 500 after a second's wait.
+  // The count trigger now locks the prompts of a statement by id first (migration pg 0010).
+  test('accounts with the same favorites deleted at once: every deletion 204', async () => {
     const targets = ids.slice(0, 20)
     const statuses: number[] = []
     for (let round = 0; round < 5; round++) {
@@ -324,10 +323,9 @@ describe('account deletion against metered requests', () => {
 })
 
 describe('beyond this area', () => {
-  // OUTSIDE this area (src/features/optimizer/store.pg.ts `page`): on PostgreSQL the history's page
-  // and its total are two queries on two connections, as favorites' were; while calls run, a page
-  // holding every entry disagrees with its total. (SQLite reads both in one snapshot.)
-  test.todoIf(TEST_ENGINE === 'postgres')('the optimizer history while calls run: a page that holds them all has exactly `total` items', async () => {
+  // On PostgreSQL the history's page and its total were two queries on two connections, as
+  // favorites' were: while calls ran, a page holding every entry disagreed with its total.
+  test('the optimizer history while calls run: a page that holds them all has exactly `total` items', async () => {
     const u = await register(t)
     await setTier(t, u.user.id, 'pro')
     let calling = true

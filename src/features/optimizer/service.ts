@@ -3,7 +3,7 @@
 // sweeps that end the runs a dead server process or a lost row left `running`.
 import type { Tx } from '../../db/storage'
 import type { AuthUser } from '../../http/auth'
-import { rateLimited } from '../../http/problem'
+import { rateLimited, unauthorized } from '../../http/problem'
 import type { Logger } from '../../log'
 import { TIER_LIMITS } from '../../tiers'
 import { type DailyQuota, dailyLimitReached, type UsageService, userSubject, utcDay } from '../usage'
@@ -251,6 +251,8 @@ export function createOptimizerService(deps: OptimizerDeps) {
           createdAt: now,
         }
         const capped = await store.insertRunningWithinCap(run, deps.maxOpenStreamsPerUser, new Date(now.getTime() - STALE_RUNNING_MS), tx)
+        // The account was deleted after this request was authenticated: as its token now is, refused.
+        if (!capped.opened && 'gone' in capped) throw unauthorized('invalid_token', 'The account this token belongs to no longer exists.')
         if (!capped.opened) {
           throw rateLimited(
             CAP_RETRY_AFTER_SECONDS,

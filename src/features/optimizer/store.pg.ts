@@ -2,6 +2,7 @@
 // for the transaction before counting: READ COMMITTED alone would let two instances count the
 // same running rows and both insert a fourth. Heartbeats use the database's clock, so instances
 // on hosts whose clocks disagree still judge each other's age the same way.
+import { isForeignKeyViolation } from '../../db/errors'
 import { and, count, eq, gt, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import { descending } from '../../db/postgres/columns'
@@ -13,18 +14,23 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
   const db = storage.db
   return {
     insertRunningWithinCap: (run, cap, countSince, tx) =>
-      storage.transaction(async (t): Promise<CapResult> => {
-        const conn = storage.use(t)
-        await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`optimizer:${run.userId}`}, 0))`)
-        const [row] = await conn
-          .select({ open: count() })
-          .from(history)
-          .where(and(eq(history.userId, run.userId), eq(history.status, 'running'), gt(history.createdAt, countSince)))
-        const open = row?.open ?? 0
-        if (open >= cap) return { opened: false, open }
-        await conn.insert(history).values({ ...run, status: 'running' })
-        return { opened: true }
-      }, tx),
+      storage
+        .transaction(async (t): Promise<CapResult> => {
+          const conn = storage.use(t)
+          await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`optimizer:${run.userId}`}, 0))`)
+          const [row] = await conn
+            .select({ open: count() })
+            .from(history)
+            .where(and(eq(history.userId, run.userId), eq(history.status, 'running'), gt(history.createdAt, countSince)))
+          const open = row?.open ?? 0
+          if (open >= cap) return { opened: false, open }
+          await conn.insert(history).values({ ...run, status: 'running' })
+          return { opened: true }
+        }, tx)
+        .catch((error: unknown): CapResult => {
+          if (isForeignKeyViolation(error)) return { opened: false, gone: true }
+          throw error
+        }),
 
     async markTextSent(id, at) {
       await db
@@ -41,28 +47,32 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
       return row?.was === 'running'
     },
 
+    // The total beside each row (a window over every match, before LIMIT): one statement, one
+    // snapshot. Two queries on two connections disagreed while calls ran (20 items, total 21).
     async page(userId, limit, offset) {
-      const [rows, [total]] = await Promise.all([
-        db
-          .select({
-            id: history.id,
-            mode: history.mode,
-            prompt: history.prompt,
-            optimizedPrompt: history.optimizedPrompt,
-            engine: history.engine,
-            model: history.model,
-            status: history.status,
-            createdAt: history.createdAt,
-          })
-          .from(history)
-          .where(eq(history.userId, userId))
-          // seq breaks ties within a millisecond in insertion order (cuid2 ids are not ordered)
-          .orderBy(descending(history.createdAt), descending(history.seq))
-          .limit(limit)
-          .offset(offset),
-        db.select({ total: count() }).from(history).where(eq(history.userId, userId)),
-      ])
-      return { rows, total: total?.total ?? 0 }
+      const found = await db
+        .select({
+          id: history.id,
+          mode: history.mode,
+          prompt: history.prompt,
+          optimizedPrompt: history.optimizedPrompt,
+          engine: history.engine,
+          model: history.model,
+          status: history.status,
+          createdAt: history.createdAt,
+          total: sql<number>`count(*) OVER ()`.mapWith(Number),
+        })
+        .from(history)
+        .where(eq(history.userId, userId))
+        // seq breaks ties within a millisecond in insertion order (cuid2 ids are not ordered)
+        .orderBy(descending(history.createdAt), descending(history.seq))
+        .limit(limit)
+        .offset(offset)
+      const rows = found.map(({ total: _, ...row }) => row)
+      if (found.length > 0 || offset === 0) return { rows, total: found[0]?.total ?? 0 }
+      // Past the last entry: nothing to disagree with, counted on its own.
+      const [counted] = await db.select({ total: count() }).from(history).where(eq(history.userId, userId))
+      return { rows, total: counted?.total ?? 0 }
     },
 
     async endRunsOfUnregistered(now, tx) {

@@ -1,6 +1,7 @@
 // SQLite adapter of the optimizer port. The statements of every optimize call are prepared once
 // per connection (bench-optimizer.ts: the first delta within milliseconds); the cap's count and
 // insert share one write transaction, which SQLite serialises across processes too.
+import { isForeignKeyViolation } from '../../db/errors'
 import { and, count, desc, eq, gt, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm'
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
@@ -59,13 +60,18 @@ const statements = perConnection((db: SqliteDb) => ({
 export function sqliteOptimizerStore(storage: SqliteStorage): OptimizerStore {
   return {
     insertRunningWithinCap: (run, cap, countSince, tx) =>
-      storage.write((db): CapResult => {
-        const s = statements(db)
-        const open = s.runningSince.get({ userId: run.userId, since: countSince.getTime() })?.open ?? 0
-        if (open >= cap) return { opened: false, open }
-        s.insertRunning.run({ ...run })
-        return { opened: true }
-      }, tx),
+      storage
+        .write((db): CapResult => {
+          const s = statements(db)
+          const open = s.runningSince.get({ userId: run.userId, since: countSince.getTime() })?.open ?? 0
+          if (open >= cap) return { opened: false, open }
+          s.insertRunning.run({ ...run })
+          return { opened: true }
+        }, tx)
+        .catch((error: unknown): CapResult => {
+          if (isForeignKeyViolation(error)) return { opened: false, gone: true }
+          throw error
+        }),
 
     async markTextSent(id, at) {
       await storage.write((db) => statements(db).markText.run({ id, at }))

@@ -52,7 +52,8 @@ export interface InstanceRecord extends ServerInstance {
   heartbeatAgeMs: number
 }
 
-export type CapResult = { opened: true } | { opened: false; open: number }
+/** `gone`: the user no longer exists (the account was deleted while the call was being admitted). */
+export type CapResult = { opened: true } | { opened: false; open: number } | { opened: false; gone: true }
 
 export interface OptimizerStore {
   /**
