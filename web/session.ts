@@ -63,6 +63,21 @@ connectSession(
   },
 )
 
+// Another tab of this site logged out, logged in (maybe as someone else) or changed the password
+// (a new token): this tab follows at once, rather than acting on for a session that ended there.
+window.addEventListener('storage', (event) => {
+  if (event.key !== TOKEN_KEY && event.key !== null) return
+  const token = readStoredToken()
+  if (token === session.token) return
+  favoriteIds = null
+  if (!token) {
+    update({ token: null, me: null, notice: 'You logged out in another tab.' })
+    return
+  }
+  update({ token, me: null, notice: null })
+  refreshMe().catch(() => {})
+})
+
 /** Reloads the profile (tier, limits, today's usage) of the signed-in user. */
 export async function refreshMe(): Promise<Me | null> {
   const token = session.token

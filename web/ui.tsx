@@ -3,7 +3,7 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, isAbort } from './api'
-import { useLocation } from './router'
+import { navigate, useLocation } from './router'
 
 export function Page({ title, children, lead }: { title: string; children?: ComponentChildren; lead?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null)
@@ -18,10 +18,15 @@ export function Page({ title, children, lead }: { title: string; children?: Comp
   }, [loc.key])
   return (
     <>
-      <h1 tabIndex={-1} ref={heading}>
+      {/* Titles and leads come from the catalogue and its users, in any script: each takes its own direction. */}
+      <h1 tabIndex={-1} ref={heading} dir="auto">
         {title}
       </h1>
-      {lead && <p class="lead">{lead}</p>}
+      {lead && (
+        <p class="lead" dir="auto">
+          {lead}
+        </p>
+      )}
       {children}
     </>
   )
@@ -181,6 +186,20 @@ export function Pager({
       {last < total ? <a href={href(offset + limit)}>Next →</a> : <span aria-hidden="true" />}
     </nav>
   )
+}
+
+/**
+ * An offset at or past the end of a list that has items (its last one removed from the last page, an
+ * old link, a shorter list since): the address moves to the list's last page instead of showing an
+ * empty page with no way back. True meanwhile, so the page shows no "nothing here". `total` is
+ * undefined while the list is loading.
+ */
+export function useLastPage(total: number | undefined, limit: number, offset: number, href: (offset: number) => string): boolean {
+  const beyond = total !== undefined && total > 0 && offset > 0 && offset >= total
+  useEffect(() => {
+    if (beyond) navigate(href(Math.floor((total - 1) / limit) * limit), { replace: true, keepFocus: true })
+  }, [beyond, total, offset])
+  return beyond
 }
 
 export interface Loaded<T> {

@@ -60,7 +60,8 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
       const body = register ? { email, password, name } : { email, password }
       const answer = await sendJson<{ access_token: string }>('POST', register ? '/auth/register' : '/auth/login', body, { token: null })
       await signIn(answer.access_token)
-      navigate(next)
+      // The sign-in form leaves the history: Back goes to the page before it, not to a form for someone signed in.
+      navigate(next, { replace: true })
     } catch (err) {
       setError(err)
       setBusy(false)

@@ -2,7 +2,7 @@
 // tag, an order and pages, all kept in the address (so a filtered list can be shared or bookmarked).
 import { ApiError, type Category, getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
 import { navigate, useLocation, withQuery } from '../router'
-import { ErrorNotice, Loading, Page, Pager, useApi } from '../ui'
+import { ErrorNotice, Loading, Page, Pager, useApi, useLastPage } from '../ui'
 import { PromptCard } from './cards'
 
 // The tree changes only when an operator imports: loaded once per visit.
@@ -79,6 +79,7 @@ export function CategoryPage({ id }: { id: string }) {
       ),
     [id, sub, tag, sort, offset],
   )
+  const beyond = useLastPage(prompts.loading ? undefined : prompts.data?.total, LIMIT, offset, (o) => withQuery(loc, { offset: o || null }))
   if (category.error) {
     // Only a category the server does not know is "not found"; a server out of reach is not.
     const missing = category.error instanceof ApiError && (category.error.status === 404 || category.error.status === 422)
@@ -143,7 +144,7 @@ export function CategoryPage({ id }: { id: string }) {
         </h2>
         {prompts.error ? (
           <ErrorNotice error={prompts.error} retry={prompts.reload} />
-        ) : !prompts.data ? (
+        ) : !prompts.data || beyond ? (
           <Loading what="Loading prompts" />
         ) : prompts.data.items.length === 0 ? (
           <p>No prompts here{tag ? ` with the tag #${tag}` : ''}.</p>

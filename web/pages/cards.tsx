@@ -9,10 +9,12 @@ export function Snippet({ html }: { html: string }) {
 export function PromptCard({ prompt, tagHref }: { prompt: PromptSummary; tagHref?: (tag: string) => string }) {
   return (
     <li class="card prompt-card">
-      <h3>
+      <h3 dir="auto">
         <a href={`/p/${prompt.id}`}>{prompt.title}</a>
       </h3>
-      <p class="card-text">{prompt.snippet ? <Snippet html={prompt.snippet} /> : prompt.description}</p>
+      <p class="card-text" dir="auto">
+        {prompt.snippet ? <Snippet html={prompt.snippet} /> : prompt.description}
+      </p>
       <div class="card-meta">
         {prompt.tags.length > 0 && (
           <ul class="tags" aria-label="Tags">

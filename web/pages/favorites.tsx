@@ -4,7 +4,7 @@ import { getJson, type Page as ApiPage, sendJson } from '../api'
 import { day } from '../lib/time'
 import { useLocation, withQuery } from '../router'
 import { favorites, useSession } from '../session'
-import { ErrorNotice, Loading, Page, Pager, SignInPrompt, useApi } from '../ui'
+import { ErrorNotice, Loading, Page, Pager, SignInPrompt, useApi, useLastPage } from '../ui'
 
 interface Favorite {
   prompt_id: string
@@ -51,6 +51,7 @@ export function FavoritesPage() {
     async (signal) => (session.token ? await getJson<ApiPage<Favorite>>(`/user/favorites?limit=${LIMIT}&offset=${offset}`, { signal }) : null),
     [session.token, offset],
   )
+  const beyond = useLastPage(list.loading ? undefined : list.data?.total, LIMIT, offset, (o) => withQuery(loc, { offset: o || null }))
   if (!session.token) {
     return (
       <Page title="Favorites">
@@ -62,7 +63,7 @@ export function FavoritesPage() {
     <Page title="Favorites">
       {list.error ? (
         <ErrorNotice error={list.error} retry={list.reload} />
-      ) : !list.data ? (
+      ) : !list.data || beyond ? (
         <Loading what="Loading your favorites" />
       ) : list.data.items.length === 0 ? (
         <p>
@@ -73,7 +74,7 @@ export function FavoritesPage() {
           <ul class="list">
             {list.data.items.map((f) => (
               <li class="card favorite" key={f.prompt_id}>
-                <h2 class="card-title">
+                <h2 class="card-title" dir="auto">
                   <a href={`/p/${f.prompt_id}`}>{f.title}</a>
                 </h2>
                 <p class="muted">

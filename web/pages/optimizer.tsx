@@ -50,10 +50,10 @@ export function DiffView({ before, after }: { before: string; after: string }) {
         <tbody>
           {rows.map((row, i) => (
             <tr key={i} class={`diff-${row.kind}`}>
-              <td data-side="Original">
+              <td data-side="Original" dir="auto">
                 <Pieces pieces={row.left} tag="del" />
               </td>
-              <td data-side="Optimized">
+              <td data-side="Optimized" dir="auto">
                 <Pieces pieces={row.right} tag="ins" />
               </td>
             </tr>
@@ -119,7 +119,9 @@ function History({ round }: { round: number }) {
                         <CopyButton text={entry.optimized_prompt} label="Copy the optimized prompt" />
                       </>
                     ) : (
-                      <pre class="prompt-text">{entry.prompt}</pre>
+                      <pre class="prompt-text" dir="auto">
+                        {entry.prompt}
+                      </pre>
                     ))}
                 </details>
               </li>
@@ -241,6 +243,7 @@ export function OptimizerPage() {
           {(d) => (
             <textarea
               id="opt-prompt"
+              dir="auto"
               rows={8}
               required
               maxLength={MAX_PROMPT}
@@ -311,7 +314,7 @@ export function OptimizerPage() {
               <ErrorNotice error={run.error} />
             ))}
           {(run.text || run.status === 'streaming') && (
-            <pre class="prompt-text optimized" id="optimized-text" aria-busy={streaming} aria-live="polite" aria-label="Optimized prompt">
+            <pre class="prompt-text optimized" id="optimized-text" dir="auto" aria-busy={streaming} aria-live="polite" aria-label="Optimized prompt">
               {run.text}
             </pre>
           )}

@@ -169,6 +169,7 @@ function VariablesForm({ prompt, values, setValues }: { prompt: Prompt; values: 
               ) : (
                 <textarea
                   id={id}
+                  dir="auto"
                   rows={2}
                   value={valueOf(values, v.name)}
                   aria-describedby={describedBy}
@@ -220,7 +221,7 @@ function PromptView({ prompt: loaded, meter }: { prompt: Prompt; meter: Meter | 
         {prompt.variables.length > 0 && <VariablesForm prompt={prompt} values={values} setValues={setValues} />}
         <section aria-labelledby="text-heading" class="prompt-text-section">
           <h2 id="text-heading">{prompt.variables.length > 0 ? 'Your prompt' : 'Prompt'}</h2>
-          <pre class="prompt-text" id="prompt-text">
+          <pre class="prompt-text" id="prompt-text" dir="auto">
             {segments.map((s, i) =>
               s.kind === 'text' ? (
                 s.text

@@ -3,7 +3,7 @@
 // results follow the keystrokes. The snippets' matches are shown as <mark>.
 import { getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
 import { navigate, useLocation, withQuery } from '../router'
-import { ErrorNotice, Page, Pager, useApi } from '../ui'
+import { ErrorNotice, Page, Pager, useApi, useLastPage } from '../ui'
 import { categories } from './browse'
 import { PromptCard } from './cards'
 
@@ -25,6 +25,7 @@ export function SearchPage() {
     [q, category, tag, offset],
   )
   const data = results.data
+  const beyond = useLastPage(results.loading ? undefined : data?.page.total, LIMIT, offset, (o) => withQuery(loc, { offset: o || null }))
   return (
     <Page title={q.trim() ? `Search: ${q.trim()}` : 'Search'}>
       <form class="filters" aria-label="Search filters" onSubmit={(e) => e.preventDefault()}>
@@ -62,7 +63,7 @@ export function SearchPage() {
       ) : (
         <section aria-labelledby="results-heading" class="results" data-results-for={data?.q ?? ''} aria-busy={results.loading}>
           <h2 id="results-heading" class="results-count" aria-live="polite">
-            {!data
+            {!data || beyond
               ? 'Searching…'
               : data.page.total === 0
                 ? 'No prompts found'

@@ -6,7 +6,7 @@ import { ApiError, getJson, type Page as ApiPage, query, type Skill } from '../a
 import { loadMarkdown } from '../markdown-loader'
 import { navigate, useLocation, withQuery } from '../router'
 import { useSession } from '../session'
-import { ErrorNotice, Loading, Page, Pager, SignInPrompt, UpgradePrompt, useApi } from '../ui'
+import { ErrorNotice, Loading, Page, Pager, SignInPrompt, UpgradePrompt, useApi, useLastPage } from '../ui'
 import { Snippet } from './cards'
 
 const LIMIT = 20
@@ -30,6 +30,7 @@ function SkillList() {
       }),
     [q, offset, session.token],
   )
+  const beyond = useLastPage(list.loading ? undefined : list.data?.total, LIMIT, offset, (o) => withQuery(loc, { offset: o || null }))
   return (
     <>
       <form role="search" class="filters" aria-label="Skills" onSubmit={(e) => e.preventDefault()}>
@@ -50,7 +51,7 @@ function SkillList() {
         ) : (
           <ErrorNotice error={list.error} retry={list.reload} />
         )
-      ) : !list.data ? (
+      ) : !list.data || beyond ? (
         <Loading what="Loading skills" />
       ) : list.data.items.length === 0 ? (
         <p>{q.trim() ? 'No skills match.' : 'No skills in this library yet.'}</p>
