@@ -59,6 +59,21 @@ describe('promptlib CLI', () => {
     }
   })
 
+  test('a database migrated by a newer promptlib is refused by every command (exit 1, one line), not served', async () => {
+    const env = await processEnv()
+    expect(cli(['migrate'], env).code).toBe(0)
+    // What a newer version leaves: a migration dated after every one this build knows.
+    const table = env.DATABASE_URL ? 'drizzle.__drizzle_migrations' : '__drizzle_migrations'
+    await withStorage(env, (storage) =>
+      sqlRun(storage, `INSERT INTO ${table} (hash, created_at) VALUES ('from-a-newer-version', $1)`, [Date.parse('2099-01-01')]),
+    )
+    for (const args of [['migrate'], ['serve'], ['user', 'list']]) {
+      const r = cli(args, { ...env, PORT: String(freePort()) })
+      expect({ args, code: r.code }).toEqual({ args, code: 1 })
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining('migrated by a newer promptlib (its last migration is from 2099-01-01')])
+    }
+  })
+
   test('healthcheck: 0 when the server on PORT answers, 1 with one line when nothing does', async () => {
     const server = await startServer(await processEnv())
     const port = new URL(server.url).port

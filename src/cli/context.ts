@@ -2,6 +2,7 @@
 import type { Config } from '../config'
 import { databaseFile, type OpenStorageOptions, openStorage, type Storage } from '../db'
 import { explainDatabaseError, explainOpenError, explainPostgresError } from '../db/explain'
+import { NewerDatabaseError } from '../db/errors'
 import { redactUrl } from '../db/postgres/url'
 import type { Logger } from '../log'
 
@@ -28,6 +29,7 @@ export async function openCommandStorage(config: Config, options: OpenStorageOpt
   try {
     return await openStorage(config, options)
   } catch (error) {
+    if (error instanceof NewerDatabaseError) throw new DatabaseUnavailableError(`${databaseName(config)}: ${error.message}`)
     const explained =
       explainStorageError(error, config, Date.now() - started) ?? (config.databaseUrl ? null : explainOpenError(error, databaseFile(config)))
     throw explained ? new DatabaseUnavailableError(explained) : error

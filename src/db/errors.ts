@@ -36,3 +36,16 @@ export function isLockTimeout(error: unknown): boolean {
 export function isUnstorableText(error: unknown): boolean {
   return codes(error).some((c) => c === '22021' || c === '22P05')
 }
+
+/**
+ * The database was migrated by a newer promptlib: this version would serve a schema it does not
+ * know (a column it never writes, a trigger it does not expect). Refused at open, by every command.
+ */
+export class NewerDatabaseError extends Error {
+  constructor(lastApplied: number, newestKnown: number) {
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+    super(
+      `the database was migrated by a newer promptlib (its last migration is from ${day(lastApplied)}, this version knows none after ${day(newestKnown)}): run that version, or restore a backup taken before the upgrade (docs/operations.md, "Upgrade")`,
+    )
+  }
+}

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { PgStorage } from '../storage'
 import { EMBEDDED_PG_MIGRATIONS, type EmbeddedMigration } from './migrations.gen'
+import { NewerDatabaseError } from '../errors'
 import { LOCKS } from './locks'
 
 export const migrationHash = (text: string) => createHash('sha256').update(text).digest('hex')
@@ -19,6 +20,8 @@ export async function runPgMigrations(storage: PgStorage, migrations: EmbeddedMi
     const [last] = (await tx.execute(sql`SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1`)) as unknown as {
       created_at: string
     }[]
+    const newest = migrations.at(-1)?.when ?? 0
+    if (last && Number(last.created_at) > newest) throw new NewerDatabaseError(Number(last.created_at), newest)
     const applied: string[] = []
     for (const migration of migrations) {
       if (last && Number(last.created_at) >= migration.when) continue

@@ -2,6 +2,7 @@
 // table and hashes as drizzle's own migrator, but under BEGIN IMMEDIATE so two processes
 // starting on one database cannot both apply a migration.
 import { createHash } from 'node:crypto'
+import { NewerDatabaseError } from '../errors'
 import type { Db } from './client'
 import { EMBEDDED_MIGRATIONS, type EmbeddedMigration } from './migrations.gen'
 
@@ -22,6 +23,8 @@ export function runMigrations(db: Db, migrations: EmbeddedMigration[] = EMBEDDED
   const applied: string[] = []
   const apply = sqlite.transaction(() => {
     const last = sqlite.query(`SELECT created_at FROM "${TABLE}" ORDER BY created_at DESC LIMIT 1`).get() as { created_at: number } | null
+    const newest = migrations.at(-1)?.when ?? 0
+    if (last && Number(last.created_at) > newest) throw new NewerDatabaseError(Number(last.created_at), newest)
     for (const migration of migrations) {
       if (last && Number(last.created_at) >= migration.when) continue
       for (const statement of migration.sql.split('--> statement-breakpoint')) {
