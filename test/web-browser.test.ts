@@ -273,6 +273,8 @@ describe.skipIf(!run)('the web app', () => {
     expect(history.items.map((h) => h.status)).toEqual(['aborted', 'completed'])
     await page.getByText('1 of 3 optimizations left today.').waitFor()
     await page.locator('.history details').first().waitFor()
+    // The history names modes as the picker does, not by their ids.
+    expect(await page.locator('.history summary strong').allInnerTexts()).toEqual(['Structured Format', 'Structured Format'])
   }, 60_000)
 
   test('the daily limit, honestly: what is left and when it resets; the 11th prompt of a free account is refused, a re-opened one is free', async () => {

@@ -73,7 +73,10 @@ function failureText(error: unknown): string | null {
   return null
 }
 
-function History({ round }: { round: number }) {
+/** "1 optimization", "3 optimizations". */
+const optimizations = (n: number) => `${n} optimization${n === 1 ? '' : 's'}`
+
+function History({ round, labels }: { round: number; labels: Map<string, string> }) {
   const session = useSession()
   const [limit, setLimit] = useState(10)
   const history = useApi(
@@ -105,7 +108,7 @@ function History({ round }: { round: number }) {
                   }}
                 >
                   <summary>
-                    <strong>{entry.mode}</strong> · {dayAndTime(entry.created_at)} · {entry.status}
+                    <strong>{labels.get(entry.mode) ?? entry.mode}</strong> · {dayAndTime(entry.created_at)} · {entry.status}
                     <span class="muted">
                       {' '}
                       · {entry.prompt.slice(0, 80)}
@@ -235,7 +238,7 @@ export function OptimizerPage() {
       {!session.token && <SignInPrompt what="optimize prompts (free accounts get 3 a day)" />}
       {left !== null && (
         <p class="quota" role="status">
-          {left} of {limit} optimizations left today.
+          {left} of {optimizations(limit!)} left today.
         </p>
       )}
       <form class="optimizer-form stack" onSubmit={start}>
@@ -300,7 +303,7 @@ export function OptimizerPage() {
             {run.status === 'streaming'
               ? 'Optimizing…'
               : run.status === 'done'
-                ? `Done${run.outputTokens !== null ? ` · ${run.outputTokens} tokens` : ''}${run.remaining !== null ? ` · ${run.remaining} optimizations left today` : ''}.`
+                ? `Done${run.outputTokens !== null ? ` · ${run.outputTokens} tokens` : ''}${run.remaining !== null ? ` · ${optimizations(run.remaining)} left today` : ''}.`
                 : run.status === 'stopped'
                   ? 'Stopped. What arrived before you stopped is below.'
                   : ''}
@@ -332,7 +335,7 @@ export function OptimizerPage() {
           )}
         </section>
       )}
-      <History round={historyRound} />
+      <History round={historyRound} labels={new Map((modes.data?.items ?? []).map((m) => [m.id, m.label]))} />
     </Page>
   )
 }
