@@ -68,6 +68,36 @@ function wantsProgress(messages: ClientMessage[]): boolean {
   return message.method === 'tools/call' && message.params?._meta?.progressToken !== undefined
 }
 
+/**
+ * The body as the SDK's server gets it: without the cancellations that name a request of the same
+ * batch. Its server drops the answer of a request it was told to cancel, and the transport then
+ * waits for that answer for ever: the HTTP request hung and its admission turn was never given
+ * back (sixteen such batches stopped the endpoint for everyone). A cancellation that comes with
+ * the request is ignored, as MCP allows; one for a call of an earlier POST works through `calls`.
+ */
+function withoutOwnCancellations(body: unknown, messages: ClientMessage[]): unknown {
+  if (!Array.isArray(body)) return body
+  const key = (id: unknown) => `${typeof id}:${String(id)}`
+  const requests = new Set(messages.flatMap((m) => ('id' in m ? [key(m.id)] : [])))
+  const ownCancellation = (m: ClientMessage) =>
+    m.method === 'notifications/cancelled' && !('id' in m) && requests.has(key((m.params as { requestId?: unknown } | undefined)?.requestId))
+  return messages.some(ownCancellation) ? body.filter((_, i) => !ownCancellation(messages[i]!)) : body
+}
+
+/**
+ * A batch is answered with an array (JSON-RPC 2.0, section 6), even when it holds one request: the
+ * SDK's transport answers a lone response as a bare object, which a client that sent a batch
+ * does not take for its answer.
+ */
+async function asBatchAnswer(response: Response): Promise<Response> {
+  if (response.status !== 200 || response.body === null || !response.headers.get('content-type')?.startsWith('application/json')) return response
+  const text = await response.text()
+  if (text.trimStart().startsWith('[')) return new Response(text, { status: response.status, headers: response.headers })
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  return new Response(`[${text}]`, { status: response.status, headers })
+}
+
 /** The stream's body, followed: `onEnd` when it ended or the client cancelled it (`cancelled` true). */
 function followBody(response: Response, onEnd: (cancelled: boolean) => void): Response {
   const reader = response.body!.getReader()
@@ -117,13 +147,13 @@ export function mcpRoutes({ protocol, calls, admission, authenticate, corsOrigin
       const server = mcp.mcpServer({ user, credential, address: clientAddress(request), requestId: requestInfo(request).id, gone: gone.signal })
       const transport = new mcp.Transport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming })
       await server.connect(transport)
-      const response = await transport.handleRequest(request, { parsedBody: body })
+      const response = await transport.handleRequest(request, { parsedBody: withoutOwnCancellations(body, messages) })
       // A JSON answer is complete once handleRequest resolves: no handler of this server runs any
       // more and it holds no timer, so it is dropped rather than closed (close() settles pending
       // requests that cannot exist here, building an error with a stack trace: a fifth of a ping).
       if (!streaming || response.body === null || response.status !== 200) {
         leave()
-        return response
+        return Array.isArray(body) ? await asBatchAnswer(response) : response
       }
       return followBody(response, (cancelled) => {
         leave()

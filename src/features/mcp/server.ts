@@ -19,6 +19,7 @@ import {
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
 import * as z from 'zod'
 import type { AuthUser } from '../../http/auth'
+import { validationFailed } from '../../http/problem'
 import type { Logger } from '../../log'
 import { VERSION } from '../../version'
 import type { CallRegistry } from './calls'
@@ -67,6 +68,15 @@ function routingSchema(method: string): z.ZodObject {
   return schema
 }
 
+/**
+ * tools/list and resources/templates/list fit on one page and never hand out a cursor: any cursor
+ * is invalid, and MCP says an invalid cursor is invalid params, as prompts/list and resources/list
+ * answer it (the whole list again would tell the client nothing was wrong).
+ */
+function noCursor(cursor: string | undefined): void {
+  if (cursor !== undefined) throw jsonRpcError(validationFailed([{ path: '/cursor', message: 'is not a cursor this server handed out' }]))
+}
+
 type RequestSchema = typeof CallToolRequestSchema | typeof GetPromptRequestSchema | z.ZodObject
 type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1]
 
@@ -100,7 +110,10 @@ export function createServerFactory({ services, prompts, resources, calls, log }
       )
     }
 
-    handle(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }))
+    handle(ListToolsRequestSchema, (request) => {
+      noCursor(request.params?.cursor)
+      return { tools: TOOL_LIST }
+    })
 
     handle(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params
@@ -136,7 +149,10 @@ export function createServerFactory({ services, prompts, resources, calls, log }
     )
 
     handle(ListResourcesRequestSchema, (request) => resources.list(session.user, request.params?.cursor))
-    handle(ListResourceTemplatesRequestSchema, () => resources.templates(session.user))
+    handle(ListResourceTemplatesRequestSchema, (request) => {
+      noCursor(request.params?.cursor)
+      return resources.templates(session.user)
+    })
     handle(ReadResourceRequestSchema, (request) => resources.read(session.user, request.params.uri), RESOURCE_NOT_FOUND)
 
     return server
