@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { makeTestApp, register, type TestApp } from './support/app'
-import { haveChromium, launchChromium, signInOnce } from './support/browser'
+import { haveChromium, serveToChromium, signInOnce } from './support/browser'
 import { importRecords, loadTestCatalogue } from './support/catalogue'
 
 // Browser globals, for the functions that run in the page (page.evaluate); this program has no DOM types.
@@ -54,11 +54,7 @@ beforeAll(async () => {
       },
     ],
   })
-  server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request, s) => t.handle(request, s) })
-  base = `http://127.0.0.1:${server.port}`
-  browser = await launchChromium()
-  // The app is bundled on its first visit: not inside the first test's time.
-  await fetch(`${base}/`)
+  ;({ server, base, browser } = await serveToChromium(t))
 }, 60_000)
 
 afterAll(async () => {

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core'
 import { makeTestApp, type Registered, register, setTier, type TestApp } from './support/app'
-import { haveChromium, launchChromium, signInOnce } from './support/browser'
+import { haveChromium, serveToChromium, signInOnce } from './support/browser'
 import { loadTestCatalogue } from './support/catalogue'
 import { FakeLlm } from './support/fake-llm'
 
@@ -37,11 +37,7 @@ beforeAll(async () => {
     { databaseUrl: null, optimizerStream: { pingIntervalMs: 15_000, maxOpenStreamsPerUser: 3, maxStreamMs: 600_000 } },
   )
   await loadTestCatalogue(t)
-  server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request, s) => t.handle(request, s) })
-  base = `http://127.0.0.1:${server.port}`
-  browser = await launchChromium()
-  // The app is bundled on its first visit: not inside the first test's time.
-  await fetch(`${base}/`)
+  ;({ server, base, browser } = await serveToChromium(t))
 }, 60_000)
 
 afterAll(async () => {

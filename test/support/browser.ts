@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { TestApp } from './app'
 import { ROOT } from './process'
 
 // Browser globals, for the functions that run in the page (page.evaluate); this program has no DOM types.
@@ -32,6 +33,18 @@ export async function signInOnce(context: BrowserContext, token: string): Promis
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] })
+}
+
+/**
+ * Serves a test app on loopback and starts Chromium. The app is bundled on its first visit, made
+ * here: not inside the first test's time.
+ */
+export async function serveToChromium(t: Pick<TestApp, 'handle'>) {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request, s) => t.handle(request, s) })
+  const base = `http://127.0.0.1:${server.port}`
+  const browser = await launchChromium()
+  await fetch(`${base}/`)
+  return { server, base, browser }
 }
 
 /** Everything a page does that it should not: script errors, console errors (CSP refusals print there), requests elsewhere. */
