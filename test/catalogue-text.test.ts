@@ -240,6 +240,18 @@ describe('snippet', () => {
     expect(snippet(['one\u001FFILE:zebra.md\u001E\u0007two\u0001'], searchTerms('zebra')!)).toBe('one FILE:<mark>zebra</mark>.md two')
   })
 
+  test('in text with other scripts, a match is a whole word of any script: not inside éplan, plané or a Cyrillic word', () => {
+    const filler = 'filler words here '.repeat(40)
+    // The first whole "plan" is far in: what comes before it only looks like one to ASCII eyes.
+    // ("zq", too short to be a prefix, makes "plan" a whole word to match.)
+    const text = `“Quoted” éplan plané плanning ${filler} the real plan — done`
+    const s = snippet([text], searchTerms('plan zq')!)
+    expect(s).toContain('the real <mark>plan</mark> — done')
+    expect(s).not.toContain('éplan')
+    // The unfinished last word still matches the start of a longer word.
+    expect(snippet([`“x” éplanning ${filler} planning ahead`], searchTerms('zz plann')!)).toContain('<mark>planning</mark> ahead')
+  })
+
   test('falls back to the next text, then to the start of the first', () => {
     expect(snippet(['nothing here', 'a zebra'], searchTerms('zebra')!)).toBe('a <mark>zebra</mark>')
     expect(snippet(['nothing here', 'none'], searchTerms('zebra')!)).toBe('nothing here')
