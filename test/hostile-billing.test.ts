@@ -31,6 +31,9 @@ afterAll(async () => {
 
 const DAY = 86_400_000
 const iso = (ms: number) => new Date(ms).toISOString()
+/** Every order of arrival of `items`. */
+const orders = <T>(items: T[]): T[][] =>
+  items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
 const sec = (ms: number) => Math.floor(ms / 1000)
 
 const outcome = async (res: Response) => {
@@ -290,8 +293,6 @@ describe('tier changes', () => {
       const [mail] = await sqlRows<{ body_text: string }>(t.storage, 'SELECT body_text FROM mail_outbox WHERE user_id = $1', [user.user.id])
       return { tier: await tierOf(t, user), keeps: mail?.body_text.includes('You keep its features') ?? null }
     }
-    const orders = <T>(items: T[]): T[][] =>
-      items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
     const suspendedThenCancelled: [string, number][] = [
       ['BILLING.SUBSCRIPTION.ACTIVATED', 0],
       ['BILLING.SUBSCRIPTION.SUSPENDED', 1],
@@ -320,8 +321,6 @@ describe('tier changes', () => {
   // moved forward, so a cancellation stating an earlier end than the activation's kept the tier.
   test('a wallet cancellation sets the period end it states, earlier ones included, in any order of arrival', async () => {
     const t0 = Date.now() - 10 * DAY
-    const orders = <T>(items: T[]): T[][] =>
-      items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
     /** (type, days after t0, next_billing_time or null for none) in the order given; the user's tier and subscription after. */
     const deliver = async (events: [string, number, number | null][]) => {
       const user = await register(t)

@@ -142,13 +142,19 @@ function hitWord(m: Matcher, { text, ascii, starts, ends }: Region, i: number): 
  * the whole text to search it with indexOf cost more than the search itself.
  */
 function firstAsciiMatch(text: string, m: Matcher): number {
+  const pattern = asciiPatternOf(m)
+  return pattern === null ? -1 : (pattern.exec(text)?.index ?? -1)
+}
+
+/** The query's ASCII words as one case-insensitive pattern (null: none is ASCII), built once per query. */
+function asciiPatternOf(m: Matcher): RegExp | null {
   if (m.asciiPattern === undefined) {
     const { words: all, prefix } = m.terms
     // A word with other letters never matches ASCII text.
     const words = all.flatMap((w, i) => (NON_ASCII.test(w) ? [] : [escapeRegExp(w) + (prefix && i === all.length - 1 ? '' : '(?![A-Za-z0-9])')]))
     m.asciiPattern = words.length === 0 ? null : new RegExp(`(?<![A-Za-z0-9])(?:${words.join('|')})`, 'i')
   }
-  return m.asciiPattern === null ? -1 : (m.asciiPattern.exec(text)?.index ?? -1)
+  return m.asciiPattern
 }
 
 const LETTER_BEFORE = /[\p{L}\p{N}\p{M}]$/u
@@ -163,8 +169,8 @@ const LETTER_AFTER = /^[\p{L}\p{N}\p{M}]/u
  */
 function firstMatch(text: string, m: Matcher): number {
   if (m.asciiScan === undefined) {
-    firstAsciiMatch('', m)
-    m.asciiScan = m.terms.words.some((w) => NON_ASCII.test(w)) ? null : new RegExp(m.asciiPattern!.source, 'gi')
+    const ascii = asciiPatternOf(m)
+    m.asciiScan = ascii === null || m.terms.words.some((w) => NON_ASCII.test(w)) ? null : new RegExp(ascii.source, 'gi')
   }
   const pattern = m.asciiScan
   if (pattern !== null) {
