@@ -2,6 +2,7 @@
 // search query building, snippets, record line numbers, allowed-tools lists, UUID v5, UTF-8
 // decoding that keeps bad bytes visible, JSON syntax error positions.
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { join } from 'node:path'
 import { openDatabase } from '../src/db/sqlite/client'
 import { runMigrations } from '../src/db/sqlite/migrate'
@@ -15,7 +16,7 @@ import { decodeUtf8, invalidBytes } from '../src/features/catalogue/import/utf8'
 import { splitAllowedTools } from '../src/features/catalogue/import/skills-folder'
 import { parseVariables, previewOf, uuidV5 } from '../src/features/catalogue/text'
 import { ftsExpression } from '../src/lib/search/fts5'
-import { snippet } from '../src/lib/search/snippet'
+import { snippet, snippetOfStart } from '../src/lib/search/snippet'
 import { indexWords, searchTerms } from '../src/lib/search/terms'
 import { tsquery, weightedVector, wordSet } from '../src/lib/search/tsquery'
 import { normaliseTags, slugify, unstorable } from '../src/lib/text'
@@ -255,6 +256,56 @@ describe('snippet', () => {
   test('falls back to the next text, then to the start of the first', () => {
     expect(snippet(['nothing here', 'a zebra'], searchTerms('zebra')!)).toBe('a <mark>zebra</mark>')
     expect(snippet(['nothing here', 'none'], searchTerms('zebra')!)).toBe('nothing here')
+  })
+  test('from a long text’s start: the whole text’s snippet when the start decides it, else null', () => {
+    const terms = searchTerms('zebra cros')!
+    const early = `${'lead '.repeat(30)}the zebra crossing ${'tail '.repeat(2000)}`
+    expect(snippetOfStart(early.slice(0, 4096), ['d', 't'], terms)).toBe(snippet([early, 'd', 't'], terms))
+    // The first match past the start, or too near its end for the window: the whole text is needed.
+    const late = `${'lead '.repeat(2000)}the zebra crossing`
+    expect(snippetOfStart(late.slice(0, 4096), ['d', 't'], terms)).toBeNull()
+    const edge = `${'lead '.repeat(800)}zebra ${'tail '.repeat(200)}`
+    expect(edge.indexOf('zebra')).toBe(4000)
+    expect(snippetOfStart(edge.slice(0, 4096), ['d', 't'], terms)).toBeNull()
+  })
+
+  test('from a start, whatever the text: never a snippet other than the whole text’s (property)', () => {
+    // Words of several scripts, marks and separators, the query's words among them, cut anywhere.
+    const pieces = [
+      'zebra',
+      'Zebras',
+      'crossing',
+      'cros',
+      'éplan',
+      'plan',
+      'плане',
+      'ゼブラ',
+      'e\u0301',
+      ' ',
+      ' ',
+      '. ',
+      '\u001F',
+      '—',
+      '🦓',
+      'x1',
+      'lead',
+    ]
+    const piece = fc.constantFrom(...pieces)
+    const query = fc.constantFrom('zebra cros', 'plan', 'zebra', 'плане', 'crossing zebr', 'x1 lead')
+    let decided = 0
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 200, maxLength: 1500 }), query, fc.integer({ min: 1, max: 3000 }), (parts, q, cut) => {
+        const text = parts.join('')
+        const terms = searchTerms(q)!
+        const start = text.slice(0, Math.min(cut, text.length - 1))
+        const drawn = snippetOfStart(start, ['a description', 'a title'], terms)
+        if (drawn === null) return
+        decided++
+        expect(drawn).toBe(snippet([text, 'a description', 'a title'], terms))
+      }),
+      { numRuns: 400 },
+    )
+    expect(decided).toBeGreaterThan(100) // most starts decide: the property is exercised
   })
 })
 

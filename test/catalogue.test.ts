@@ -326,6 +326,31 @@ describe('GET /api/search', async () => {
     expect(hit.snippet).not.toContain('<script>')
   })
 
+  test('long contents: the snippet shows the first match, at the start, tens of thousands of characters in, near the end of what is read first, or in multi-byte text', async () => {
+    const filler = (n: number, word = 'filler') => `${word} `.repeat(n)
+    await importRecords(t, {
+      prompts: [
+        { id: 'bbbbbbbb-0000-4000-8000-000000000011', title: 'Early', category: 'zoo', content: `Opening okapi line. ${filler(5000)}` },
+        { id: 'bbbbbbbb-0000-4000-8000-000000000012', title: 'Deep', category: 'zoo', content: `${filler(4000)}an okapi at last ${filler(50)}` },
+        { id: 'bbbbbbbb-0000-4000-8000-000000000013', title: 'Edge', category: 'zoo', content: `${filler(548)}okapi ${filler(200)}` },
+        {
+          id: 'bbbbbbbb-0000-4000-8000-000000000014',
+          title: 'Kana',
+          category: 'zoo',
+          content: `${filler(800, 'ことば')}okapi ${filler(10, 'ことば')}`,
+        },
+      ],
+    })
+    const body = await search('okapi')
+    const snippets = Object.fromEntries(body.items.map((p: { title: string; snippet: string }) => [p.title, p.snippet]))
+    expect(Object.keys(snippets).sort()).toEqual(['Deep', 'Early', 'Edge', 'Kana'])
+    expect(snippets.Early).toStartWith('Opening <mark>okapi</mark> line. filler')
+    expect(snippets.Early).toEndWith('…')
+    for (const title of ['Deep', 'Edge'])
+      expect(snippets[title]).toMatch(/^…filler( filler)* (an )?<mark>okapi<\/mark> (at last )?filler( filler)*…$/)
+    expect(snippets.Kana).toMatch(/^…(ことば )+<mark>okapi<\/mark>( ことば)+$/)
+  })
+
   test('the last word matches as a prefix; diacritics and case fold', async () => {
     expect((await search('welc')).items.map((p: { id: string }) => p.id)).toContain(WELCOME)
     expect((await search('Unicode CAFE')).items[0].title).toBe('Kokosnuss')

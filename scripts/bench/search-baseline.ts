@@ -32,7 +32,7 @@ function run(plan: SearchPlan): string[] {
   const contentSeqs = headSeqs.length < end ? contentOnly.all(plan.match, plan.match, end - headSeqs.length, 0).map((r) => r.seq) : []
   const seqs = [...headSeqs, ...contentSeqs]
   const rows = db.query<{ seq: number; id: string }, number[]>(SEARCH_SQL.summaries(seqs.length)).all(...seqs)
-  if (contentSeqs.length > 0) db.query(SEARCH_SQL.contents(contentSeqs.length)).all(...contentSeqs)
+  if (contentSeqs.length > 0) db.query(SEARCH_SQL.contentStarts(contentSeqs.length)).all(...contentSeqs)
   const ids = new Map(rows.map((r) => [r.seq, r.id]))
   return seqs.map((seq) => ids.get(seq)!)
 }

@@ -6,7 +6,7 @@ import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression } from '../../lib/search/fts5'
 import { revisionCache } from './revision-cache'
-import type { PromptSearch } from './search'
+import { CONTENT_SNIPPET_CHARS, CONTENT_START_CHARS, type PromptSearch } from './search'
 import { placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
 import { DEFAULT_PROMPT_TYPE } from './text'
 
@@ -42,7 +42,10 @@ export const SEARCH_SQL = {
          AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
        ORDER BY rowid DESC LIMIT ? OFFSET ?`,
   summaries: (n: number) => `SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${placeholders(n)})`,
-  contents: (n: number) => `SELECT seq, substr(content, 1, 50000) AS content FROM prompts WHERE seq IN (${placeholders(n)})`,
+  // A content-only match's content: whole when short, else its start (search.ts says why).
+  contentStarts: (n: number) =>
+    `SELECT seq, CASE WHEN length(content) <= ${CONTENT_START_CHARS} THEN content END AS content, CASE WHEN length(content) > ${CONTENT_START_CHARS} THEN substr(content, 1, ${CONTENT_START_CHARS}) END AS start FROM prompts WHERE seq IN (${placeholders(n)})`,
+  contents: (n: number) => `SELECT id, substr(content, 1, ${CONTENT_SNIPPET_CHARS}) AS content FROM prompts WHERE id IN (${placeholders(n)})`,
 }
 
 const statements = perConnection((db: SqliteDb) => {
@@ -111,17 +114,26 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
             .map((r) => [r.seq, r]),
         )
         // Content only for content-only matches: a head match's snippet comes from its short fields.
-        const contents = new Map<number, string>()
+        const contents = new Map<number, { content: string | null; start: string | null }>()
         if (contentSeqs.length > 0) {
-          for (const r of db.$client.query<{ seq: number; content: string }, number[]>(SEARCH_SQL.contents(contentSeqs.length)).all(...contentSeqs)) {
-            contents.set(r.seq, r.content)
-          }
+          const query = db.$client.query<{ seq: number; content: string | null; start: string | null }, number[]>(
+            SEARCH_SQL.contentStarts(contentSeqs.length),
+          )
+          for (const r of query.all(...contentSeqs)) contents.set(r.seq, r)
         }
         const hits = seqs.flatMap((seq) => {
           const row = rows.get(seq)
-          return row ? [{ prompt: record(row), content: contents.get(seq) }] : []
+          const content = contents.get(seq)
+          return row ? [{ prompt: record(row), content: content?.content ?? undefined, contentStart: content?.start ?? undefined }] : []
         })
         return { total, hits }
+      }),
+
+    contents: (ids) =>
+      storage.read((db) => {
+        if (ids.length === 0) return new Map()
+        const rows = db.$client.query<{ id: string; content: string }, string[]>(SEARCH_SQL.contents(ids.length)).all(...ids)
+        return new Map(rows.map((r) => [r.id, r.content]))
       }),
 
     optimize: async () => {

@@ -2,7 +2,7 @@
 // database's catalogue revision moves), category listings, prompt detail (metered) and full-text
 // search. Plain values in and out; storage behind CatalogueStore.
 import { notFound, validationFailed } from '../../http/problem'
-import { snippet } from '../../lib/search/snippet'
+import { snippet, snippetOfStart } from '../../lib/search/snippet'
 import { searchTerms } from '../../lib/search/terms'
 import { slugify } from '../../lib/text'
 import { type Tier, TIER_LIMITS } from '../../tiers'
@@ -215,10 +215,17 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
         SEARCH_COUNT_CAP,
       )
       // A head match found its words in the title, description or tags: its snippet comes from
-      // there first; a content-only match's from its content.
-      const items = hits.map(({ prompt: p, content }) => ({
+      // there first; a content-only match's from its content, or the start of it when that decides it.
+      const snippets = hits.map(({ prompt: p, content, contentStart }) =>
+        contentStart !== undefined
+          ? snippetOfStart(contentStart, [p.description, p.title], terms)
+          : snippet(content === undefined ? [p.description, p.title, p.preview] : [content, p.description, p.title], terms),
+      )
+      const undecided = hits.filter((_, i) => snippets[i] === null).map((h) => h.prompt.id)
+      const whole = undecided.length === 0 ? new Map<string, string>() : await search.contents(undecided)
+      const items = hits.map(({ prompt: p }, i) => ({
         ...summary(p),
-        snippet: snippet(content === undefined ? [p.description, p.title, p.preview] : [content, p.description, p.title], terms),
+        snippet: snippets[i] ?? snippet([whole.get(p.id) ?? '', p.description, p.title], terms),
       }))
       return { items, total, limit, offset }
     },

@@ -25,14 +25,32 @@ const SNIPPET_SCAN = 50_000
  * at either end.
  */
 export function snippet(texts: string[], terms: SearchTerms): string {
+  return draw(texts, terms, false)!
+}
+
+/**
+ * snippet([content, ...rest]) drawn from only the first characters of a long content, or null
+ * when they do not decide it: no match among them, or one too near their end for its window.
+ * Then the content is needed as snippet() takes it (search reads only the start of a long one).
+ */
+export function snippetOfStart(contentStart: string, rest: string[], terms: SearchTerms): string | null {
+  return draw([contentStart, ...rest], terms, true)
+}
+
+/** `startOnly`: texts[0] is the start of a longer text; null when that is not enough. */
+function draw(texts: string[], terms: SearchTerms, startOnly: boolean): string | null {
   const matcher = matcherOf(terms)
   // Finding the first match with one regex spares tokenising a whole long text; it cannot see
   // through diacritics, so text with non-ASCII letters is tokenised in full when it finds nothing.
   let fallback: Region | null = null
-  for (const full of texts) {
+  for (let t = 0; t < texts.length; t++) {
+    const full = texts[t]!
+    const partial = startOnly && t === 0
     const scanned = full.length > SNIPPET_SCAN ? full.slice(0, SNIPPET_SCAN) : full
     const ascii = !NON_ASCII.test(scanned)
     const at = ascii ? firstAsciiMatch(scanned, matcher) : firstMatch(scanned, matcher)
+    // The first match of a start is the first of the whole text; without one, it may come later.
+    if (partial && at === -1) return null
     // An ASCII text the regex found nothing in has no match: skip it (its start is only needed as
     // a fallback, made at the end if nothing matched at all).
     if (at === -1 && ascii && (scanned === full || !NON_ASCII.test(full))) continue
@@ -42,7 +60,9 @@ export function snippet(texts: string[], terms: SearchTerms): string {
     // would otherwise be tokenised whole for nothing).
     const from = at === -1 ? 0 : Math.max(0, at - 120)
     const to = Math.min(full.length, from + REGION)
-    const region = regionOf(full.slice(from, to), from > 0, to < full.length)
+    // A start decides only a region that ends inside it: the text goes on after it either way.
+    if (partial && to >= full.length) return null
+    const region = regionOf(full.slice(from, to), from > 0, partial || to < full.length)
     const count = region.starts.length
     if (count === 0) continue
     fallback ??= region
