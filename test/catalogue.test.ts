@@ -332,12 +332,12 @@ describe('GET /api/search', async () => {
       prompts: [
         { id: 'bbbbbbbb-0000-4000-8000-000000000011', title: 'Early', category: 'zoo', content: `Opening okapi line. ${filler(5000)}` },
         { id: 'bbbbbbbb-0000-4000-8000-000000000012', title: 'Deep', category: 'zoo', content: `${filler(4000)}an okapi at last ${filler(50)}` },
-        { id: 'bbbbbbbb-0000-4000-8000-000000000013', title: 'Edge', category: 'zoo', content: `${filler(548)}okapi ${filler(200)}` },
+        { id: 'bbbbbbbb-0000-4000-8000-000000000013', title: 'Edge', category: 'zoo', content: `${filler(2315)}okapi ${filler(200)}` },
         {
           id: 'bbbbbbbb-0000-4000-8000-000000000014',
           title: 'Kana',
           category: 'zoo',
-          content: `${filler(800, 'ことば')}okapi ${filler(10, 'ことば')}`,
+          content: `${filler(1700, 'ことば')}okapi ${filler(10, 'ことば')}`,
         },
       ],
     })
