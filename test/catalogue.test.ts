@@ -709,6 +709,27 @@ describe('category tree across instances', async () => {
       await storage.close()
     }
   })
+
+  test('an unfinished word searched again after an import through another instance finds the new words at once', async () => {
+    const a = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const { storage } = await openStorage(a.config)
+    const b = createApp({ config: a.config, storage, log: a.log, jwtSecret: TEST_JWT_SECRET })
+    try {
+      const searchB = async (q: string) =>
+        ((await json(await b.handle(new Request(`http://localhost/api/search?q=${q}`)))).items as { title: string }[]).map((p) => p.title).sort()
+      await importRecords(a, {
+        categories: [{ id: 'herd', name: 'Herd' }],
+        prompts: [{ id: 'cccccccc-0000-4000-8000-000000000001', title: 'First quaggaland', category: 'herd', content: 'x' }],
+      })
+      // B remembers what "quagg" completes to; A's import then adds a word that starts with it.
+      expect(await searchB('quagg')).toEqual(['First quaggaland'])
+      await importRecords(a, { prompts: [{ id: 'cccccccc-0000-4000-8000-000000000002', title: 'Second quaggaroo', category: 'herd', content: 'y' }] })
+      expect(await searchB('quagg')).toEqual(['First quaggaland', 'Second quaggaroo'])
+      expect(await searchB('quagga')).toEqual(['First quaggaland', 'Second quaggaroo'])
+    } finally {
+      await storage.close()
+    }
+  })
 })
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', async () => {
@@ -757,6 +778,35 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
     const pages = await sqlNumber(p.storage, "SELECT relpages FROM pg_class WHERE relname = 'prompt_search'")
     expect(pages).toBeGreaterThan(5)
     expect(await sqlNumber(p.storage, "SELECT relallvisible FROM pg_class WHERE relname = 'prompt_search'")).toBe(pages)
+  })
+
+  test('an unfinished word typed again: its remembered completions, one statement each for matches and ranks, no lookup', async () => {
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    await importRecords(p, {
+      categories: [{ id: 'herd', name: 'Herd' }],
+      prompts: Array.from({ length: 5 }, (_, i) => ({
+        id: `acacacac-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        title: `Quagga${i} herd`,
+        category: 'herd',
+        content: 'x',
+      })),
+    })
+    const storage = p.storage as PgStorage
+    const counted = { planned: 0, prepared: 0 }
+    const count = (db: { execute: (...args: never[]) => unknown }, key: keyof typeof counted) => {
+      const execute = db.execute.bind(db)
+      db.execute = ((...args: never[]) => {
+        counted[key]++
+        return execute(...args)
+      }) as typeof db.execute
+    }
+    count(storage.unprepared, 'planned')
+    count(storage.db, 'prepared')
+    const search = async () => (await json(await p.request('/api/search?q=quagg'))).total
+    expect(await search()).toBe(5)
+    expect(counted).toEqual({ planned: 2, prepared: 1 }) // the completions looked up once
+    expect(await search()).toBe(5)
+    expect(counted).toEqual({ planned: 4, prepared: 1 })
   })
 
   test('search statements are planned for their words, never as one prepared generic plan', async () => {
