@@ -72,7 +72,8 @@ export function sqliteUsageStore(storage: SqliteStorage): UsageStore {
       // import in another process: they were 503 after 5 s). What it read was the state at that
       // moment, as a refusal in the write transaction would have been; only a take that may count
       // goes on to write. scripts/load.ts: prompt views p50 28.0 → 22.4 ms, throughput unchanged.
-      if (tx === undefined) {
+      // (Unlimited and without an item, neither can be: nothing to read first.)
+      if (tx === undefined && (item !== undefined || limit !== null)) {
         const seen = await peek(key, item)
         if (seen.repeat) return { outcome: 'repeat', used: seen.used }
         if (limit !== null && seen.used >= limit) return { outcome: 'refused', used: seen.used }
