@@ -733,6 +733,26 @@ describe('category tree across instances', async () => {
 })
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', async () => {
+  test('long contents and skill texts are stored with lz4 when the server has it, and read back exactly', async () => {
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const content = `${'Summarise the meeting notes below in five bullet points. '.repeat(300)}ü😀 end`
+    await importRecords(p, {
+      categories: [{ id: 'long', name: 'Long' }],
+      prompts: [{ id: 'ffffffff-0000-4000-8000-000000000001', title: 'Long one', category: 'long', content }],
+      skills: [{ name: 'long-skill', description: 'Long. Use when asked.', instructions: content }],
+    })
+    const lz4 = await sqlNumber(p.storage, "SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
+    const method = lz4 ? 'lz4' : 'pglz'
+    const [stored] = await sqlRows<{ prompt: string; instructions: string; files: string }>(
+      p.storage,
+      `SELECT (SELECT pg_column_compression(content) FROM prompts) AS prompt,
+              (SELECT pg_column_compression(instructions) FROM skills) AS instructions,
+              (SELECT attcompression FROM pg_attribute WHERE attrelid = 'skills'::regclass AND attname = 'files') AS files`,
+    )
+    expect(stored).toEqual({ prompt: method, instructions: method, files: lz4 ? 'l' : '' })
+    expect((await json(await p.request('/api/prompts/ffffffff-0000-4000-8000-000000000001'))).content).toBe(content)
+  })
+
   test('content-only matches are paged newest first, however far apart in age (window by window, then the rest at once)', async () => {
     const p = await makeTestApp()
     const batch = (from: number, n: number) =>

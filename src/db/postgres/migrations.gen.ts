@@ -10,6 +10,7 @@ import m7 from '../../../drizzle/postgres/0007_import_adds_words.sql' with { typ
 import m8 from '../../../drizzle/postgres/0008_wallet_suspension.sql' with { type: 'text' }
 import m9 from '../../../drizzle/postgres/0009_cancel_period_end.sql' with { type: 'text' }
 import m10 from '../../../drizzle/postgres/0010_favorites_count_in_order.sql' with { type: 'text' }
+import m11 from '../../../drizzle/postgres/0011_content_lz4.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -30,4 +31,5 @@ export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0008_wallet_suspension", when: 1795784407078, breakpoints: true, sql: m8 },
   { tag: "0009_cancel_period_end", when: 1795794071765, breakpoints: true, sql: m9 },
   { tag: "0010_favorites_count_in_order", when: 1795795001487, breakpoints: true, sql: m10 },
+  { tag: "0011_content_lz4", when: 1795812268299, breakpoints: true, sql: m11 },
 ]
