@@ -96,7 +96,7 @@ for (const s of selected) {
   run(server.url, 1) // warm-up: JIT and caches
   // A target against another scenario (PAT /me against JWT /me) compares the two on the server,
   // each round's pair back to back: as a ratio of two ratios to the baseline, four runs' noise
-  // moved it by ±0.1 from one report to the next, while the two servers' req/s stood within 1 %.
+  // moved it by ±0.1 (0.88 in one report, 1.04 in a rerun the same evening).
   const other = s.target?.against ? selected.find((x) => x.name === s.target!.against) : undefined
   const runOther = (url: string) => wrk(url + other!.path, { seconds, connections, headers: other!.headers?.(ctx) })
   const b: ReturnType<typeof run>[] = []
