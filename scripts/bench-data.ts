@@ -2,7 +2,8 @@
 // process as an operator runs it:
 //   1. import of N generated prompts (default 100,000): time and peak RSS (VmHWM);
 //   2. export of them to JSON: time and peak RSS;
-//   3. backup while 200 connections read (wrk): read p99 before and during the backup.
+//   3. backup of a 1 GB database (more prompts are imported first) while 200 connections read
+//      (wrk): read p99 before and during the backup.
 // --million adds an import of 1,000,000 prompts in one run (same memory bound); --quick runs
 // 20,000 prompts and a short load. The generator is bench-search's (scripts/bench/catalogue-data.ts),
 // written to the file prompt by prompt.
@@ -29,13 +30,13 @@ const command = opts.binary ? [join(ROOT, opts.binary)] : [process.execPath, joi
 const TARGETS = { importS: 8, importRssMb: 300, exportS: 5, backupP99Ms: 50 }
 
 /** Writes a catalogue of `n` generated prompts as JSON, one prompt at a time; returns its size. */
-async function writeCatalogue(file: string, n: number): Promise<number> {
+async function writeCatalogue(file: string, n: number, seed?: number): Promise<number> {
   const out = createWriteStream(file)
   const write = (text: string) => (out.write(text) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', resolve)))
   await write(`{"format":"promptlib-catalogue","version":1,"categories":${JSON.stringify(benchCategories())},"prompts":[`)
   let i = 0
   let pending: string[] = []
-  for (const prompt of generatePrompts(n)) {
+  for (const prompt of generatePrompts(n, seed)) {
     pending.push(`${i++ ? ',' : ''}\n${JSON.stringify(prompt)}`)
     if (pending.length === 1000) {
       await write(pending.join(''))
@@ -98,6 +99,22 @@ console.log(
     `${count === 100_000 ? ` (target ≤ ${TARGETS.exportS} s: ${verdict(exportRun.seconds <= TARGETS.exportS)})` : ''}, peak RSS ${exportRun.peakMb} MB`,
 )
 rmSync(exported)
+
+// The backup target is for a database of 1 GB: the imported prompts (100,000 make about 480 MB)
+// are joined by more, from another seed (other ids), until the file holds that much. --quick
+// backs up what it imported.
+const BACKUP_DATABASE_BYTES = 1e9
+if (!opts.quick) {
+  const size = statSync(join(dir, 'promptlib.db')).size
+  if (size < BACKUP_DATABASE_BYTES) {
+    const more = Math.ceil(((BACKUP_DATABASE_BYTES - size) / size) * count * 1.02)
+    const file = join(dir, 'more.json')
+    await writeCatalogue(file, more, 4242)
+    const grown = await run(['import', file], env)
+    rmSync(file)
+    console.log(`data: ${more.toLocaleString('en-US')} more prompts imported for the backup (${grown.seconds.toFixed(1)} s)`)
+  }
+}
 
 // Backup while 200 connections read: the same reads without and then during a backup.
 const port = freePort()
