@@ -59,14 +59,14 @@ let baseline: Awaited<ReturnType<typeof startProcess>> | null = null
 try {
   // What the server answers for each query, and the FTS5 expression it builds for its words.
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true })
-  const completions = db.prepare<{ term: string }, [string, string]>(SEARCH_SQL.completionsOf)
+  const completions = db.prepare<{ word: string }, [string, string]>(SEARCH_SQL.completionsOf)
   const plans: Record<string, SearchPlan> = {}
   for (const q of generateQueries(Number(opts.queries))) {
     const terms = searchTerms(q)
     if (!terms) continue
     const last = terms.words[terms.words.length - 1]!
     // As the server: more completions than it takes, and the last word goes as a prefix.
-    const found = terms.prefix ? completions.all(last, `${last}\u{10ffff}`).map((r) => r.term) : undefined
+    const found = terms.prefix ? completions.all(last, `${last}\u{10ffff}`).map((r) => r.word) : undefined
     const match = ftsExpression(terms, [], found && found.length <= MAX_COMPLETIONS ? found : undefined)
     const path = `/api/search?q=${encodeURIComponent(q)}`
     const res = await fetch(server.url + path)

@@ -22,7 +22,8 @@ const importsOf = (text: string) =>
 const featureOf = (path: string) => /^features\/([^/]+)\//.exec(path)?.[1] ?? null
 const isTableDefinition = (path: string) => /\/schema(\.[a-z]+)?\.ts$/.test(path)
 /** Storage adapters: a feature's store.<engine>.ts and search.<engine>.ts, and db/. */
-const isAdapter = (path: string) => /\/(store|search)\.[a-z]+\.ts$/.test(path) || path.startsWith('db/')
+// A store or search adapter, or a part of one (search-words.sqlite.ts).
+const isAdapter = (path: string) => /\/(store|search)(-[a-z]+)?\.[a-z]+\.ts$/.test(path) || path.startsWith('db/')
 
 describe('module boundaries', () => {
   test('a feature imports another feature only through its index.ts (table definitions may name tables for foreign keys)', () => {

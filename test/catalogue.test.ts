@@ -319,6 +319,71 @@ describe('GET /api/search', async () => {
     expect(body.total).toBe(2)
   })
 
+  test('an unfinished last word matches words found only in content, whichever way the prompt came', async () => {
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const id = (i: number) => `bcbcbcbc-0000-4000-8000-${String(i).padStart(12, '0')}`
+    await importRecords(p, {
+      categories: [{ id: 'bio', name: 'Biology' }],
+      prompts: [
+        { id: id(1), title: 'Explain a process', category: 'bio', content: 'Describe photosynthesis to a child.' },
+        { id: id(2), title: 'Photography tips', category: 'bio', content: 'Light and lenses.' },
+      ],
+    })
+    const titles = async (q: string) =>
+      (await json(await p.request(`/api/search?q=${encodeURIComponent(q)}`))).items.map((i: { title: string }) => i.title)
+    expect(await titles('photosynth')).toEqual(['Explain a process'])
+    expect(await titles('photo')).toEqual(['Photography tips', 'Explain a process'])
+    expect(await titles('child photosy')).toEqual(['Explain a process'])
+    // A word a prompt's content gains when it is imported again.
+    await importRecords(p, { prompts: [{ id: id(2), title: 'Photography tips', category: 'bio', content: 'Chiaroscuro and lenses.' }] })
+    expect(await titles('chiaros')).toEqual(['Photography tips'])
+  })
+
+  test('an unfinished last word finds what a native prefix finds: asked as its completions up to 16 (SQLite) or 32 (PostgreSQL), as a prefix beyond', async () => {
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const id = (i: number) => `cdcdcdcd-0000-4000-8000-${String(i).padStart(12, '0')}`
+    // 40 words that begin "quokka" (quokka0 … quokka39), each in the content of its own prompt.
+    await importRecords(p, {
+      categories: [{ id: 'q', name: 'Quokkas' }],
+      prompts: Array.from({ length: 40 }, (_, i) => ({ id: id(i), title: `Entry ${i}`, category: 'q', content: `notes on quokka${i}` })),
+    })
+    const total = async (q: string) => (await json(await p.request(`/api/search?q=${encodeURIComponent(q)}`))).total
+    expect(await total('quokka3')).toBe(11) // quokka3, quokka30 … quokka39: completions
+    expect(await total('quok')).toBe(40) // 40 words: the prefix itself
+    expect(await total('notes quokka1')).toBe(11)
+    expect(await total('quokkaz')).toBe(0)
+    // A word a prompt gains when it is imported again is a completion at once (an update's words too).
+    await importRecords(p, { prompts: [{ id: id(0), title: 'Entry 0', category: 'q', content: 'notes on quokka3extra' }] })
+    expect(await total('quokka3')).toBe(12)
+    expect(await sqlNumber(p.storage, "SELECT count(*) FROM prompt_words WHERE word LIKE 'quokka%'")).toBe(41)
+  })
+
+  test("an import's new words are completions: across its batches, and none from a dry run that rolled back", async () => {
+    // The import adds its words to prompt_words itself (SQLite: search-words.sqlite.ts; PostgreSQL: its trigger skips those inserts, 0007).
+    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
+    const id = (i: number) => `abababab-0000-4000-8000-${String(i).padStart(12, '0')}`
+    const records = (word: string) => ({
+      categories: [{ id: 'w', name: 'Wombats' }],
+      // More prompts than a batch holds: each batch brings words the earlier ones did not.
+      prompts: Array.from({ length: 2500 }, (_, i) => ({ id: id(i), title: `Entry ${i}`, category: 'w', content: `shared ${word}${i}` })),
+    })
+    const words = (like: string) => sqlNumber(p.storage, `SELECT count(*) FROM prompt_words WHERE word LIKE '${like}'`)
+    const dryRun = await p.services.catalogue.importCatalogueData(
+      { format: 'promptlib-catalogue', version: 1, ...records('wombat') },
+      { file: 'test', dryRun: true },
+    )
+    expect(dryRun.created).toBe(2501) // the prompts and their category
+    expect(await words('wombat%')).toBe(0)
+    await importRecords(p, records('wombat'))
+    expect(await words('wombat%')).toBe(2500)
+    expect(await words('shared')).toBe(1)
+    expect((await json(await p.request('/api/search?q=wombat249'))).total).toBe(11) // wombat249, wombat2490 … wombat2499
+    // The search index rebuilt from the rows lists its words again (PostgreSQL: through the trigger).
+    await sqlRun(p.storage, 'DELETE FROM prompt_words')
+    await p.services.catalogue.rebuildSearchIndex()
+    expect(await words('wombat%')).toBe(2500)
+  })
+
   test('the snippet is HTML-escaped around the <mark> markers', async () => {
     const [hit] = (await search('deep zebra')).items
     expect(hit.snippet).toContain('<mark>zebra</mark>')
@@ -879,51 +944,6 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: a large catalogue', asy
       expect({ sort, uses: plan.some((line) => line.includes(index)) }).toEqual({ sort, uses: true })
       expect({ sort, sorts: plan.filter((line) => /^(->\s+)?Sort\s+\(/.test(line.trim())) }).toEqual({ sort, sorts: [] })
     }
-  })
-
-  test('an unfinished last word finds what :* finds: asked as its completions up to 32, as a prefix beyond', async () => {
-    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
-    const id = (i: number) => `cdcdcdcd-0000-4000-8000-${String(i).padStart(12, '0')}`
-    // 40 words that begin "quokka" (quokka0 … quokka39), each in the content of its own prompt.
-    await importRecords(p, {
-      categories: [{ id: 'q', name: 'Quokkas' }],
-      prompts: Array.from({ length: 40 }, (_, i) => ({ id: id(i), title: `Entry ${i}`, category: 'q', content: `notes on quokka${i}` })),
-    })
-    const total = async (q: string) => (await json(await p.request(`/api/search?q=${encodeURIComponent(q)}`))).total
-    expect(await total('quokka3')).toBe(11) // quokka3, quokka30 … quokka39: completions
-    expect(await total('quok')).toBe(40) // 40 words: the prefix itself
-    expect(await total('notes quokka1')).toBe(11)
-    expect(await total('quokkaz')).toBe(0)
-    // A word a prompt gains when it is imported again is a completion at once (an update's words too).
-    await importRecords(p, { prompts: [{ id: id(0), title: 'Entry 0', category: 'q', content: 'notes on quokka3extra' }] })
-    expect(await total('quokka3')).toBe(12)
-    expect(await sqlNumber(p.storage, "SELECT count(*) FROM prompt_words WHERE word LIKE 'quokka%'")).toBe(41)
-  })
-
-  test("an import's new words are completions: across its batches, and none from a dry run that rolled back", async () => {
-    // The import adds its words to prompt_words itself (its trigger skips those inserts, 0007).
-    const p = await makeTestApp({ DEMO_CATALOGUE: 'false' })
-    const id = (i: number) => `abababab-0000-4000-8000-${String(i).padStart(12, '0')}`
-    const records = (word: string) => ({
-      categories: [{ id: 'w', name: 'Wombats' }],
-      // More prompts than a batch holds: each batch brings words the earlier ones did not.
-      prompts: Array.from({ length: 2500 }, (_, i) => ({ id: id(i), title: `Entry ${i}`, category: 'w', content: `shared ${word}${i}` })),
-    })
-    const words = (like: string) => sqlNumber(p.storage, `SELECT count(*) FROM prompt_words WHERE word LIKE '${like}'`)
-    const dryRun = await p.services.catalogue.importCatalogueData(
-      { format: 'promptlib-catalogue', version: 1, ...records('wombat') },
-      { file: 'test', dryRun: true },
-    )
-    expect(dryRun.created).toBe(2501) // the prompts and their category
-    expect(await words('wombat%')).toBe(0)
-    await importRecords(p, records('wombat'))
-    expect(await words('wombat%')).toBe(2500)
-    expect(await words('shared')).toBe(1)
-    expect((await json(await p.request('/api/search?q=wombat249'))).total).toBe(11) // wombat249, wombat2490 … wombat2499
-    // Every other writer of search rows still adds their words through the trigger: the rebuild.
-    await sqlRun(p.storage, 'DELETE FROM prompt_words')
-    await p.services.catalogue.rebuildSearchIndex()
-    expect(await words('wombat%')).toBe(2500)
   })
 
   test('the planner knows a subcategory belongs to one category (extended statistics, filled by ANALYZE)', async () => {

@@ -541,12 +541,29 @@ describe('a large file into an empty catalogue', async () => {
     expect(refused).toMatchObject({ refused: true, created: 0 })
     expect(await countRows(t, 'prompts')).toBe(0)
     expect(await indexes(t)).toEqual(before)
+    // The search words were set aside for the refused file's end (SQLite), and that went with its rollback:
+    // a small file's words are listed as it writes them.
+    const small = join(t.dataDir, 'small.json')
+    writeFileSync(
+      small,
+      JSON.stringify({
+        format: 'promptlib-catalogue',
+        version: 1,
+        categories: [{ id: 'aside', name: 'Aside' }],
+        prompts: [{ id: id(count + 1), title: 'Small', category: 'aside', content: 'the quollish word' }],
+      }),
+    )
+    expect((await importPaths(t, [small]))[0]).toMatchObject({ refused: false, created: 2 })
+    expect(await sqlNumber(t.storage, "SELECT count(*) FROM prompt_words WHERE word IN ('quollish', 'wombat')")).toBe(1)
 
     const [r] = await importPaths(t, [file])
     expect(r).toMatchObject({ refused: false, created: count + 2, failed: 0 })
     expect(await indexes(t)).toEqual(before)
     if (t.storage.engine === 'sqlite') expect(await sqlRows(t.storage, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
     await searchIndexIntact(t.storage)
+    // Its content's words complete an unfinished word (read from the whole index at its end on SQLite).
+    expect(await sqlNumber(t.storage, "SELECT count(*) FROM prompt_words WHERE word IN ('quollish', 'wombat')")).toBe(2)
+    expect((await json(await t.request('/api/search?q=womba'))).total).toBe(1000)
 
     // Each listing order and filter reads what was imported.
     const evens = Math.ceil(count / 2)

@@ -8,6 +8,7 @@ import { openDatabase } from '../src/db/sqlite/client'
 import { migrationHash, runMigrations } from '../src/db/sqlite/migrate'
 import { EMBEDDED_PG_MIGRATIONS } from '../src/db/postgres/migrations.gen'
 import { EMBEDDED_MIGRATIONS } from '../src/db/sqlite/migrations.gen'
+import { PROMPTS_TOKENIZER } from '../src/features/catalogue/search-words.sqlite'
 import { tempDir } from './support/app'
 
 /** A new database with every migration before `tag` applied; `later`: the tags still to apply. */
@@ -153,9 +154,36 @@ describe('0011_search_any_script (the full-text indexes again, marks inside word
       c.run(`INSERT INTO ${table} (${table}, rank) VALUES ('integrity-check', 1)`)
     }
     expect(c.query(`SELECT rowid FROM prompts_fts WHERE prompts_fts MATCH 'okapi'`).all()).toEqual([{ rowid: 7 }])
-    expect(c.query(`SELECT term FROM prompts_head_vocab WHERE term = 'किताब'`).all()).toEqual([{ term: 'किताब' }])
+    // Since 0016 the completions' words are every word of the whole-prompt index, content's too.
+    expect(c.query(`SELECT word FROM prompt_words WHERE word IN ('किताब', 'okapi', 'zoo') ORDER BY word`).all()).toEqual([
+      { word: 'okapi' },
+      { word: 'zoo' },
+      { word: 'किताब' },
+    ])
     expect(c.query(`SELECT rowid FROM skills_fts WHERE skills_fts MATCH '"বাংলা"'`).all()).toEqual([{ rowid: 3 }])
     c.run("INSERT INTO skills_fts (skills_fts, rank) VALUES ('integrity-check', 1)")
+    db.$client.close()
+  })
+})
+
+describe('0016_prompt_words (the completions of an unfinished word come from every word)', () => {
+  test('filled from the whole-prompt index without its facet tokens; the store probes words with the same tokenizer', () => {
+    const { db } = migratedUpTo('upgrade-words.db', '0016_prompt_words')
+    const c = db.$client
+    c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
+    c.run(
+      `INSERT INTO prompts (seq, id, title, description, category_id, tags, created_at, updated_at, facets, source_hash, preview, content)
+       VALUES (7, 'p1', 'Café notes', 'd', 'writing', 'zoo', 5, 6, 'c77', 'h', 'okapi', 'about the Okapi')`,
+    )
+    c.run("INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (7, 'Café notes', 'd', 'about the Okapi', 'zoo', 'c77')")
+    runMigrations(db)
+    const words = c
+      .query<{ word: string }, []>('SELECT word FROM prompt_words ORDER BY word')
+      .all()
+      .map((r) => r.word)
+    expect(words).toEqual(['about', 'cafe', 'd', 'notes', 'okapi', 'the', 'zoo'])
+    const indexSql = c.query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'prompts_fts'").get()!.sql
+    expect(indexSql).toContain(`tokenize="${PROMPTS_TOKENIZER}"`)
     db.$client.close()
   })
 })

@@ -139,7 +139,7 @@ async function olderCopyOf(from: TestApp): Promise<{ env: Record<string, string>
     c.run(`ATTACH DATABASE '${join(from.dataDir, 'promptlib.db')}' AS src`)
     c.transaction(() => {
       for (const table of tables) {
-        const older = (c.query(`SELECT name FROM main.pragma_table_info('${table}')`).all() as { name: string }[]).map((r) => r.name)
+        const older = (c.query(`SELECT name FROM pragma_table_info('${table}', 'main')`).all() as { name: string }[]).map((r) => r.name)
         if (older.length === 0) continue
         const cols = older.map((n) => `"${n}"`).join(', ')
         c.run(`DELETE FROM main."${table}"`)

@@ -15,6 +15,7 @@ import m12 from '../../../drizzle/sqlite/0012_listing_tiebreak.sql' with { type:
 import m13 from '../../../drizzle/sqlite/0013_wallet_suspension.sql' with { type: 'text' }
 import m14 from '../../../drizzle/sqlite/0014_search_private_use.sql' with { type: 'text' }
 import m15 from '../../../drizzle/sqlite/0015_cancel_period_end.sql' with { type: 'text' }
+import m16 from '../../../drizzle/sqlite/0016_prompt_words.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -40,4 +41,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0013_wallet_suspension", when: 1795784406590, breakpoints: true, sql: m13 },
   { tag: "0014_search_private_use", when: 1795793671253, breakpoints: true, sql: m14 },
   { tag: "0015_cancel_period_end", when: 1795794071151, breakpoints: true, sql: m15 },
+  { tag: "0016_prompt_words", when: 1795817662599, breakpoints: true, sql: m16 },
 ]

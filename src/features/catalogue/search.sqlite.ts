@@ -5,10 +5,10 @@
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression } from '../../lib/search/fts5'
-import { revisionCache } from './revision-cache'
 import { CONTENT_SNIPPET_CHARS, CONTENT_START_CHARS, type PromptSearch } from './search'
 import { placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
 import { DEFAULT_PROMPT_TYPE } from './text'
+import { readAllWords } from './search-words.sqlite'
 
 /** bm25 column weights over the heads index: title, description, tags, facets. */
 const HEAD_BM25 = 'bm25(prompts_head_fts, 10.0, 4.0, 6.0, 0.0)'
@@ -30,8 +30,8 @@ const FTS5_CRISISMERGE = 16
 const DEFERRED_CRISISMERGE = 2000
 /** The statements of a search (scripts/bench-search-limit.ts runs the same ones in its bare baseline). */
 export const SEARCH_SQL = {
-  revision: 'SELECT revision FROM catalogue_state WHERE id = 1',
-  completionsOf: `SELECT term FROM prompts_head_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT ${MAX_COMPLETIONS + 1}`,
+  // The words of every prompt (search-words.sqlite.ts) that begin with a prefix: a range of a b-tree.
+  completionsOf: `SELECT word FROM prompt_words WHERE word > ? AND word < ? LIMIT ${MAX_COMPLETIONS + 1}`,
   countMatches: 'SELECT count(*) AS n FROM (SELECT 1 FROM prompts_fts WHERE prompts_fts MATCH ? LIMIT ?)',
   // One row always: a page of the head matches, best first. Their number is a statement of its
   // own, asked only past the last of them: counting them beside the page kept every ranked match
@@ -51,8 +51,7 @@ export const SEARCH_SQL = {
 const statements = perConnection((db: SqliteDb) => {
   const c = db.$client
   return {
-    revision: c.prepare<{ revision: number }, []>(SEARCH_SQL.revision),
-    completionsOf: c.prepare<{ term: string }, [string, string]>(SEARCH_SQL.completionsOf),
+    completionsOf: c.prepare<{ word: string }, [string, string]>(SEARCH_SQL.completionsOf),
     countMatches: c.prepare<{ n: number }, [string, number]>(SEARCH_SQL.countMatches),
     headPage: c.prepare<{ page: string }, [string, number, number]>(SEARCH_SQL.headPage),
     headCount: c.prepare<{ n: number }, [string]>(SEARCH_SQL.headCount),
@@ -61,13 +60,10 @@ const statements = perConnection((db: SqliteDb) => {
 })
 
 export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
-  // Completions of unfinished words, remembered for the catalogue revision they were read at
-  // (people type the same beginnings over and over).
-  const completions = revisionCache<string[]>()
-  function completionsOf(db: SqliteDb, prefix: string): string[] {
-    const s = statements(db)
-    return completions(s.revision.get()?.revision ?? 0, prefix, () => s.completionsOf.all(prefix, `${prefix}\u{10ffff}`).map((r) => r.term))
-  }
+  const completionsOf = (db: SqliteDb, prefix: string): string[] =>
+    statements(db)
+      .completionsOf.all(prefix, `${prefix}\u{10ffff}`)
+      .map((r) => r.word)
   /**
    * The index's words that start with the folded word, or with the word as typed in lower case:
    * FTS5 folds some letters differently (it keeps ά, й, が), and its words are what it folded.
@@ -160,6 +156,7 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
 
     rebuild: async () => {
       for (const table of SEARCH_INDEXES) await storage.write((db) => db.$client.run(`INSERT INTO ${table} (${table}) VALUES ('rebuild')`))
+      await storage.write(readAllWords)
     },
   }
 }

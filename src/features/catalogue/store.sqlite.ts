@@ -14,6 +14,7 @@ import { joinTags, splitTags } from '../../lib/text'
 import { revisionCache } from './revision-cache'
 import type { CatalogueStore, CategoryExport, Outcome, PromptExport, PromptRecord, Sort } from './store'
 import { DEFAULT_PROMPT_TYPE, nameFromSlug, previewOf, promptSourceHash, sameImportedText, sameTimestamps } from './text'
+import { keepWordsOf, readAllWords, setWordsAside } from './search-words.sqlite'
 
 export interface SummaryRow {
   seq: number
@@ -406,6 +407,11 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
         } of queue) {
           ;(remove ? q.headDelete : q.headInsert).run(seq, title, description, tags, facets)
         }
+        // The completions' words (search-words.sqlite.ts).
+        keepWordsOf(
+          db,
+          queue.filter((op) => !op.remove).map(({ values: [, title, description, content, tags] }) => ({ title, description, content, tags })),
+        )
         onProgress?.(inputs.length)
         return outcomes
       }),
@@ -430,8 +436,10 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
           )
           .all()
         for (const { name } of indexes) c.run(`DROP INDEX "${name}"`)
+        setWordsAside(db)
         return () =>
           inTransaction(tx, (db) => {
+            readAllWords(db)
             // SQLite's sorter sizes its runs by the page cache: with the import's 8 MB the builds
             // of 100,000 prompts' indexes added 24 MB to the peak (a 1,000,000-prompt import's rose
             // from 276 to 300 MB); with 1 MB, 4 MB.
