@@ -19,6 +19,17 @@ function migratedUpTo(name: string, tag: string) {
   return { db, later: EMBEDDED_MIGRATIONS.slice(before).map((m) => m.tag) }
 }
 
+/** A prompt (seq 7, in category writing, tag zoo, facet c77) and its whole-prompt index row, written as an older release did. */
+function insertIndexedPrompt(c: Database, title: string, content: string) {
+  c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
+  c.run(
+    `INSERT INTO prompts (seq, id, title, description, category_id, tags, created_at, updated_at, facets, source_hash, preview, content)
+     VALUES (7, 'p1', ?, 'd', 'writing', 'zoo', 5, 6, 'c77', 'h', 'okapi', ?)`,
+    [title, content],
+  )
+  c.run("INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (7, ?, 'd', ?, 'zoo', 'c77')", [title, content])
+}
+
 describe('embedded migrations', () => {
   test('in step with drizzle/sqlite/meta/_journal.json, hash for hash (run `bun run db:generate` if this fails)', () => {
     const fromFolder = readMigrationFiles({ migrationsFolder: join(import.meta.dir, '..', 'drizzle', 'sqlite') })
@@ -133,12 +144,7 @@ describe('0011_search_any_script (the full-text indexes again, marks inside word
   test('an existing catalogue is indexed again: its prompts and skills are found, in any script', () => {
     const { db } = migratedUpTo('upgrade-fts.db', '0011_search_any_script')
     const c = db.$client
-    c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
-    c.run(
-      `INSERT INTO prompts (seq, id, title, description, category_id, tags, created_at, updated_at, facets, source_hash, preview, content)
-       VALUES (7, 'p1', 'हिंदी किताब', 'd', 'writing', 'zoo', 5, 6, 'c77', 'h', 'okapi', 'about the okapi')`,
-    )
-    c.run("INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (7, 'हिंदी किताब', 'd', 'about the okapi', 'zoo', 'c77')")
+    insertIndexedPrompt(c, 'हिंदी किताब', 'about the okapi')
     c.run("INSERT INTO prompts_head_fts (rowid, title, description, tags, facets) VALUES (7, 'हिंदी किताब', 'd', 'zoo', 'c77')")
     c.run(
       `INSERT INTO skills (seq, id, name, description, category, facets, source_hash, created_at, updated_at, instructions)
@@ -170,12 +176,7 @@ describe('0016_prompt_words (the completions of an unfinished word come from eve
   test('filled from the whole-prompt index without its facet tokens; the store probes words with the same tokenizer', () => {
     const { db } = migratedUpTo('upgrade-words.db', '0016_prompt_words')
     const c = db.$client
-    c.run("INSERT INTO categories (id, name, created_at, updated_at) VALUES ('writing', 'Writing', 1, 1)")
-    c.run(
-      `INSERT INTO prompts (seq, id, title, description, category_id, tags, created_at, updated_at, facets, source_hash, preview, content)
-       VALUES (7, 'p1', 'Café notes', 'd', 'writing', 'zoo', 5, 6, 'c77', 'h', 'okapi', 'about the Okapi')`,
-    )
-    c.run("INSERT INTO prompts_fts (rowid, title, description, content, tags, facets) VALUES (7, 'Café notes', 'd', 'about the Okapi', 'zoo', 'c77')")
+    insertIndexedPrompt(c, 'Café notes', 'about the Okapi')
     runMigrations(db)
     const words = c
       .query<{ word: string }, []>('SELECT word FROM prompt_words ORDER BY word')
