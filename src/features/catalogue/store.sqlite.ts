@@ -424,7 +424,8 @@ export function sqliteCatalogueStore(storage: SqliteStorage): CatalogueStore {
     // statements reads, and builds each once at the end from its own definition, in the same
     // transaction: kept row by row, their random inserts overran the import's 8 MB page cache
     // (bench-data.ts, alternated: 100,000 prompts 9.8 → 8.8–9.0 s). Into a larger
-    // catalogue, rebuilding from every row would cost more than it saves.
+    // catalogue, rebuilding from every row would cost more than it saves. The search
+    // completions' words are read once at the end the same way (search-words.sqlite.ts).
     deferIndexes: (tx, written) =>
       inTransaction(tx, (db) => {
         const c = db.$client
