@@ -78,13 +78,23 @@ async function userOf(tier: 'free' | 'starter' | 'pro'): Promise<Registered> {
 
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor()
 
-/** The focused element, described: its tag, id, accessible text. */
-const focused = (page: Page) =>
-  page.evaluate(() => {
-    const el = document.activeElement
-    if (!el || el === document.body) return 'body'
-    return `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${(el.textContent ?? '').trim().slice(0, 60)}`.trim()
-  })
+/** The focused element as "tag#id text", "body" when the focus is on nothing. */
+function describeFocus(): string {
+  const el = document.activeElement
+  if (!el || el === document.body) return 'body'
+  return `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${(el.textContent ?? '').trim().slice(0, 60)}`.trim()
+}
+
+/**
+ * The focus is on `expected`, waiting up to a second for it: it moves in the render after a key's
+ * event, and on a loaded machine the test's next step can come first. A person's next key would
+ * wait for it too; a focus that never arrives still fails, with where it is instead.
+ */
+async function expectFocus(page: Page, expected: string): Promise<void> {
+  const where = `(${describeFocus.toString()})()`
+  await page.waitForFunction(`${where} === ${JSON.stringify(expected)}`, undefined, { timeout: 1000, polling: 'raf' }).catch(() => {})
+  expect(await page.evaluate(where)).toBe(expected)
+}
 
 const refuse = (route: Route) => route.abort('connectionrefused')
 
@@ -185,7 +195,7 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: /Your new token/ }).waitFor()
     // Shown once: the focus is on the secret, selected, ready to copy.
-    expect(await focused(page)).toBe('input#new-token')
+    await expectFocus(page, 'input#new-token')
     const secret = await page.locator('#new-token').inputValue()
     expect(
       await page.evaluate(
@@ -196,14 +206,14 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     ).toBe(secret)
     await page.getByRole('button', { name: 'I have saved it' }).focus()
     await page.keyboard.press('Enter')
-    expect(await focused(page)).toBe('input#token-name')
+    await expectFocus(page, 'input#token-name')
 
     const ask = page.getByRole('button', { name: 'Revoke…' })
     await ask.focus()
     await page.keyboard.press('Enter')
-    expect(await focused(page)).toBe('button Revoke ci runner now')
+    await expectFocus(page, 'button Revoke ci runner now')
     await page.keyboard.press('Escape')
-    expect(await focused(page)).toBe('button Revoke…')
+    await expectFocus(page, 'button Revoke…')
 
     // A slow answer: pressing again while the first revoke is out sends nothing more.
     let deletes = 0
@@ -234,17 +244,17 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     // Streamed text is read out when it is complete (aria-busy while it streams), by a live region.
     expect(await page.locator('#optimized-text').getAttribute('aria-live')).toBe('polite')
     expect(await page.locator('#optimized-text').getAttribute('aria-busy')).toBe('true')
-    expect(await focused(page)).toBe('button Stop')
+    await expectFocus(page, 'button Stop')
     await page.keyboard.press('Enter')
     await page.getByText('Stopped. What arrived before you stopped is below.').waitFor()
-    expect(await focused(page)).toBe('h2#result-heading Result')
+    await expectFocus(page, 'h2#result-heading Result')
 
     // To the end, then the side-by-side diff fits the phone's width.
     llm.script = { tokens: ['Write a haiku about the sea.\n', 'Keep it calm and slow.'], tokenDelayMs: 20 }
     await page.getByRole('button', { name: 'Optimize', exact: true }).click()
     await page.getByText(/^Done/).waitFor()
     await page.locator('table.diff').waitFor()
-    expect(await focused(page)).toBe('h2#result-heading Result')
+    await expectFocus(page, 'h2#result-heading Result')
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
 
     // The upstream fails: said in words, as an alert.
@@ -298,10 +308,10 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await h1(page, 'Account')
     await page.getByRole('button', { name: 'Delete my account…' }).focus()
     await page.keyboard.press('Enter')
-    expect(await focused(page)).toBe('input#confirm-email')
+    await expectFocus(page, 'input#confirm-email')
     await page.keyboard.type('not my address')
     await page.keyboard.press('Escape')
-    expect(await focused(page)).toBe('button Delete my account…')
+    await expectFocus(page, 'button Delete my account…')
     // Opened again, it starts empty.
     await page.keyboard.press('Enter')
     expect(await page.locator('#confirm-email').inputValue()).toBe('')
@@ -336,7 +346,7 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.keyboard.press('Enter')
     await page.waitForFunction(() => document.querySelectorAll('.card.favorite').length === 1)
     expect(deletes).toBe(1)
-    expect(await focused(page)).toBe('h1 Favorites')
+    await expectFocus(page, 'h1 Favorites')
     expect(problems).toEqual([])
   }, 20_000)
 })
