@@ -1,16 +1,19 @@
 // Operating the binary in a hostile environment: values the system would refuse without naming
 // the variable, backups aimed at SQLite's own files, a restore onto a damaged database, onto a
 // new machine, or under an import's feet, migrations started by several processes at once, and
+// a database file overwritten or deleted under a running server (its health check), and
 // on PostgreSQL a URL whose settings the server refuses and a `db copy` of rows it cannot store.
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCommandStorage } from '../src/cli/context'
 import { loadConfig } from '../src/config'
 import { enterBulkMode } from '../src/db/sqlite/bulk'
 import type { SqliteStorage } from '../src/db/storage'
-import { TEST_ENGINE, tempDir } from './support/app'
+import { HEALTH_CHECK_EVERY_MS } from '../src/db/sqlite/health'
+import { GOOD_PASSWORD, makeTestApp, TEST_ENGINE, type TestApp, tempDir } from './support/app'
 import { emptyDatabaseUrl } from './support/postgres'
 import { cli, cliAsync, freePort } from './support/process'
 
@@ -175,6 +178,54 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('backup and restore in a hostile place
       await storage.close()
     }
     expect(userIds(file)).toEqual(['u1', 'u2'])
+  })
+})
+
+describe.skipIf(TEST_ENGINE !== 'sqlite')('/api/health when the database file goes bad under a running server (SQLite)', () => {
+  // The server's connections keep the file open and its pages cached: they would go on answering.
+  const healthAfter = async (t: TestApp, damage: (file: string) => void) => {
+    expect((await t.request('/api/health')).status).toBe(200)
+    expect((await t.request('/api/categories')).status).toBe(200)
+    damage(join(t.dataDir, 'promptlib.db'))
+    // An answer stands for HEALTH_CHECK_EVERY_MS: the next check comes within it.
+    await Bun.sleep(HEALTH_CHECK_EVERY_MS + 50)
+    const res = await t.request('/api/health')
+    return { status: res.status, body: await res.json() }
+  }
+
+  test('overwritten with other bytes: 503 {status: error, db: error}, as real queries fail', async () => {
+    const t = await makeTestApp({}, { databaseUrl: null })
+    const noise = (file: string) => {
+      for (const f of [file, `${file}-wal`]) writeFileSync(f, randomBytes(64 * 1024))
+    }
+    expect(await healthAfter(t, noise)).toEqual({ status: 503, body: { status: 'error', version: expect.any(String), db: 'error' } })
+    expect(
+      (await t.request('/api/auth/register', { method: 'POST', json: { email: 'x@example.com', password: GOOD_PASSWORD, name: 'X' } })).status,
+    ).toBe(500)
+  })
+
+  test('deleted (the data directory emptied): 503, and nothing is created in its place', async () => {
+    const t = await makeTestApp({}, { databaseUrl: null })
+    const remove = (file: string) => {
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true })
+    }
+    expect((await healthAfter(t, remove)).status).toBe(503)
+    expect(existsSync(join(t.dataDir, 'promptlib.db'))).toBe(false)
+  })
+
+  test('a healthy database stays 200 across checks, its write lock held by another connection included', async () => {
+    const t = await makeTestApp({}, { databaseUrl: null })
+    const other = new Database(join(t.dataDir, 'promptlib.db'))
+    try {
+      other.run('BEGIN IMMEDIATE')
+      for (let i = 0; i < 3; i++) {
+        expect((await t.request('/api/health')).status).toBe(200)
+        await Bun.sleep(HEALTH_CHECK_EVERY_MS / 2)
+      }
+    } finally {
+      other.run('ROLLBACK')
+      other.close()
+    }
   })
 })
 

@@ -118,15 +118,6 @@ export function isBusy(error: unknown): boolean {
   return error instanceof SQLiteError && (error.code?.startsWith('SQLITE_BUSY') || error.code?.startsWith('SQLITE_LOCKED')) === true
 }
 
-/** A cheap liveness probe for /api/health. */
-export function databaseIsUsable(db: Db): boolean {
-  try {
-    return db.$client.query('SELECT 1 AS ok').get() !== null
-  } catch {
-    return false
-  }
-}
-
 /**
  * A write transaction that takes the write lock up front (BEGIN IMMEDIATE), so two concurrent
  * read-then-write sequences cannot interleave. The callback must be synchronous.

@@ -4,6 +4,7 @@
 // statements without anything else slipping into it.
 import type { SqliteDb, SqliteStorage, Tx } from '../storage'
 import { isBusy, type OpenOptions, openDatabase, REQUEST_LOCK_TIMEOUT_MS } from './client'
+import { healthProbe } from './health'
 import { createReadBatcher, type ReadBatcher } from './read-batch'
 import { createWriteBatcher } from './write-batch'
 import { WriteLock } from './write-lock'
@@ -26,6 +27,7 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     throw error
   }
   const lock = new WriteLock()
+  const fileReadable = healthProbe(file)
   let lockTimeoutMs = options.lockTimeoutMs ?? REQUEST_LOCK_TIMEOUT_MS
   const begin = writer.$client.prepare('BEGIN IMMEDIATE')
   /**
@@ -126,11 +128,13 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     },
 
     healthy() {
+      // This process's connection first (closed at shutdown), then the file itself (health.ts).
       try {
-        return reader.$client.query('SELECT 1 AS ok').get() !== null
+        reader.$client.query('SELECT 1 AS ok').get()
       } catch {
         return false
       }
+      return fileReadable()
     },
 
     async close() {
