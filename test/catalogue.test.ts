@@ -540,6 +540,76 @@ describe('GET /api/search', async () => {
     }
   })
 
+  test('sort=popular|newest|title orders the matches as a listing does (relevance, the default, ranks them); filters, pages and snippets alike', async () => {
+    const bandicoot = (n: number, fields: { title: string; tags?: string[]; content?: string; created_at: string; category?: string }) => ({
+      id: `dddddddd-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`,
+      category: fields.category ?? 'sorting',
+      content: fields.content ?? 'Nothing to see here.',
+      ...fields,
+    })
+    await importRecords(t, {
+      categories: [
+        { id: 'sorting', name: 'Sorting', icon: '🔢', order: 98 },
+        { id: 'elsewhere', name: 'Elsewhere', icon: '🗺️', order: 97 },
+      ],
+      prompts: [
+        bandicoot(1, { title: 'Bandicoot census', created_at: '2024-03-01T00:00:00Z' }),
+        bandicoot(2, { title: 'aardvark notes', content: 'A bandicoot appears in the content only.', created_at: '2025-01-01T00:00:00Z' }),
+        bandicoot(3, { title: 'Burrow survey', tags: ['bandicoot'], created_at: '2023-06-01T00:00:00Z' }),
+        bandicoot(4, { title: 'Zoo keeper log', content: 'Feed the bandicoot twice.', created_at: '2025-06-01T00:00:00Z' }),
+        bandicoot(5, { title: 'Marsupial guide', content: 'bandicoot and koala', created_at: '2022-01-01T00:00:00Z', category: 'elsewhere' }),
+      ],
+    })
+    const fan = await register(t)
+    for (const [id, fans] of [
+      ['dddddddd-0000-4000-8000-000000000003', 2],
+      ['dddddddd-0000-4000-8000-000000000002', 1],
+    ] as const) {
+      for (let i = 0; i < fans; i++) {
+        const who = i === 0 ? fan : await register(t)
+        expect((await t.request('/api/user/favorites', { method: 'POST', token: who.token, json: { prompt_id: id } })).status).toBe(201)
+      }
+    }
+    const titles = async (extra: string) => (await search('bandicoot', `&category=sorting${extra}`)).items.map((p: { title: string }) => p.title)
+    expect(await titles('&sort=newest')).toEqual(['Zoo keeper log', 'aardvark notes', 'Bandicoot census', 'Burrow survey'])
+    expect(await titles('&sort=title')).toEqual(['aardvark notes', 'Bandicoot census', 'Burrow survey', 'Zoo keeper log'])
+    expect(await titles('&sort=popular')).toEqual(['Burrow survey', 'aardvark notes', 'Zoo keeper log', 'Bandicoot census'])
+    // Relevance: heads first (the title outranks the tag), then content-only matches newest first.
+    expect(await titles('')).toEqual(['Bandicoot census', 'Burrow survey', 'Zoo keeper log', 'aardvark notes'])
+    expect(await titles('&sort=relevance')).toEqual(await titles(''))
+    // The same order as the category's own listing, for the same prompts.
+    const listing = (await json(await get('/api/categories/sorting/prompts?sort=popular&limit=100'))).items.map((p: { title: string }) => p.title)
+    expect(listing).toEqual(await titles('&sort=popular'))
+    // Across categories, with a tag filter, page by page.
+    expect((await search('bandicoot', '&sort=newest')).items.map((p: { title: string }) => p.title)).toEqual([
+      'Zoo keeper log',
+      'aardvark notes',
+      'Bandicoot census',
+      'Burrow survey',
+      'Marsupial guide',
+    ])
+    expect(await titles('&sort=newest&tag=Bandicoot')).toEqual(['Burrow survey'])
+    const walked: string[] = []
+    for (let offset = 0; offset < 5; offset += 2) walked.push(...(await titles(`&sort=title&limit=2&offset=${offset}`)))
+    expect(walked).toEqual(await titles('&sort=title'))
+    const page = await search('bandicoot', '&category=sorting&sort=title&limit=2&offset=1')
+    expect(page).toMatchObject({ total: 4, limit: 2, offset: 1 })
+    // Snippets mark the word wherever it was found, title or content (read for the snippet alone),
+    // as relevance's do; a tag's match has no text to mark.
+    const snippetsBy = async (extra: string) =>
+      Object.fromEntries(
+        (await search('bandicoot', `&category=sorting${extra}`)).items.map((p: { title: string; snippet: string }) => [p.title, p.snippet]),
+      )
+    const sorted = await snippetsBy('&sort=newest')
+    const ranked = await snippetsBy('')
+    expect(sorted['Bandicoot census']).toContain('<mark>Bandicoot</mark>')
+    expect(sorted['aardvark notes']).toContain('A <mark>bandicoot</mark> appears')
+    expect(sorted['Zoo keeper log']).toContain('Feed the <mark>bandicoot</mark>')
+    for (const title of ['Bandicoot census', 'aardvark notes', 'Zoo keeper log'])
+      expect({ title, snippet: sorted[title] }).toEqual({ title, snippet: ranked[title] })
+    expect(sorted['Burrow survey']).not.toContain('<mark>')
+  })
+
   test('total counts matches up to 1,000; pages stay within it', async () => {
     const many = await makeTestApp()
     await importRecords(many, {
@@ -557,6 +627,11 @@ describe('GET /api/search', async () => {
     const last = await json(await many.request('/api/search?q=capybara&limit=100&offset=990'))
     expect(last.items).toHaveLength(10)
     expect((await json(await many.request('/api/search?q=capybara&offset=1000'))).items).toEqual([])
+    // Sorted, the pages are the first 1,000 of every match in that order (all of them are sorted).
+    const byTitle = Array.from({ length: 1010 }, (_, i) => `Bulk item ${i}`).sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }))
+    const sortedTail = await json(await many.request('/api/search?q=capybara&sort=title&limit=100&offset=990'))
+    expect(sortedTail.total).toBe(1000)
+    expect(sortedTail.items.map((p: { title: string }) => p.title)).toEqual(byTitle.slice(990, 1000))
   })
 
   test('hostile text is only ever text: never a 500, never FTS5 syntax', async () => {
@@ -632,6 +707,9 @@ describe('GET /api/search', async () => {
       'q=a&limit=1000',
       'q=a&offset=-3',
       'q=a&category=Not%20Slug',
+      'q=a&sort=best',
+      'q=a&sort=',
+      'q=a&sort=NEWEST',
     ]) {
       await problem(await get(`/api/search?${q}`), 422, 'validation_failed')
     }
@@ -716,6 +794,7 @@ describe('OpenAPI', async () => {
       'limit',
       'offset',
       'q',
+      'sort',
       'subcategory',
       'tag',
       'type',

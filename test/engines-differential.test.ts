@@ -818,6 +818,13 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('SQLite and PostgreSQL answer alike'
         [20, 5000],
       ])
     }
+    // Sorted: the same page, prompts, order and snippets (a title order apart where the engines
+    // case-fold letters differently, as for listings).
+    for (const q of ['lorem', 'write', 'review', 'email', 'the', 'summar'])
+      for (const sort of ['newest', 'popular', 'title', 'relevance'])
+        for (const page of ['limit=100', 'limit=7&offset=3', 'category=marketing&limit=100'])
+          if (sort !== 'relevance') await same(`/api/search?q=${q}&sort=${sort}&${page}`)
+          else await sameSearch(`/api/search?q=${q}&sort=relevance&${page}`, q)
     // Hostile search parameters: the same refusal from both.
     for (const q of [
       '',
@@ -840,7 +847,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('SQLite and PostgreSQL answer alike'
       'q=cafe&subcategory=a_b',
       `q=cafe&tag=${'t'.repeat(101)}`,
       'q=cafe&type=BAD',
-      'q=cafe&sort=title',
+      'q=cafe&sort=rating',
+      'q=cafe&sort=',
       'q=cafe&q=naive',
     ]) {
       const [a, b] = await Promise.all([ask(sqlite, `/api/search?${q}`), ask(pg, `/api/search?${q}`)])

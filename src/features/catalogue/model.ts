@@ -2,6 +2,7 @@
 // document is generated from them, and the service's types are their `.static`.
 import { t } from 'elysia'
 import { Int, paginated } from '../../http/schemas'
+import { SORTED_MATCH_CAP } from './search'
 
 /**
  * Search counts matches up to this many, and serves pages within them. Counting every match of
@@ -66,3 +67,9 @@ export type SearchPage = typeof SearchPage.static
 export const SortSchema = t.UnionEnum(['popular', 'newest', 'title'], {
   description: 'popular (default: most favorites first), newest, or title (A–Z)',
 })
+
+/** A search's order: relevance, or one of a listing's. */
+export const SearchSortSchema = t.UnionEnum(['relevance', 'popular', 'newest', 'title'], {
+  description: `relevance (default: the best matches of titles, tags and descriptions first, then content-only matches, newest first), or a listing's order: popular (most favorites first), newest, or title (A–Z); a query that matches more than ${SORTED_MATCH_CAP} prompts sorts the ${SORTED_MATCH_CAP} added last`,
+})
+export type SearchSort = typeof SearchSortSchema.static

@@ -7,7 +7,7 @@ import { validationFailed } from '../../http/problem'
 import { clientAddress } from '../../http/request-context'
 import { PaginationQuery, problems } from '../../http/schemas'
 import { rateLimitHeaders } from '../usage'
-import { CategoryList, CategoryView, Prompt, PromptPage, SEARCH_COUNT_CAP, SearchPage, Slug, SortSchema } from './model'
+import { CategoryList, CategoryView, Prompt, PromptPage, SEARCH_COUNT_CAP, SearchPage, SearchSortSchema, Slug, SortSchema } from './model'
 import type { CatalogueService } from './service'
 
 const filterQuery = {
@@ -72,13 +72,14 @@ export function catalogueRoutes({ catalogue, guard }: { catalogue: CatalogueServ
             q: t.String({ minLength: 1, maxLength: 10_000, description: 'the search text; the last word also matches as a prefix (4+ letters)' }),
             category: t.Optional(Slug('only prompts of this category')),
             ...filterQuery,
+            sort: t.Optional(SearchSortSchema),
             ...PaginationQuery,
           }),
           response: { 200: SearchPage, ...problems(422) },
           detail: {
             tags: ['catalogue'],
             summary: 'Full-text search over prompts (title weighted above tags, description and content)',
-            description: `Every word must match (title, description, content or tags); common English words are ignored unless the query has nothing else; the last word also matches as the start of a longer word. Prompts whose title, description or tags hold every word come first, ranked with the title weighted 10, tags 6, description 4; prompts that match only in their content follow, newest first. \`total\` counts matches up to ${SEARCH_COUNT_CAP}.`,
+            description: `Every word must match (title, description, content or tags); common English words are ignored unless the query has nothing else; the last word also matches as the start of a longer word. Prompts whose title, description or tags hold every word come first, ranked with the title weighted 10, tags 6, description 4; prompts that match only in their content follow, newest first. \`sort\` (popular, newest, title) orders the matches as a category listing does instead. \`total\` counts matches up to ${SEARCH_COUNT_CAP}.`,
           },
         },
       )

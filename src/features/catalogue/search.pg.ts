@@ -4,14 +4,14 @@
 // ts_rank_cd) and `words` (the distinct words of the head and the content: what matches).
 // Filters are WHERE clauses. The catalogue store's write path writes the rows (searchRow);
 // triggers add their words to prompt_words, where an unfinished last word finds its completions.
-import { gt, type SQL, sql } from 'drizzle-orm'
+import { desc, eq, gt, type SQL, sql } from 'drizzle-orm'
 import type { PgStorage } from '../../db/storage'
 import { tsquery, weightedVector, wordSet } from '../../lib/search/tsquery'
 import { joinTags, splitTags } from '../../lib/text'
 import { catalogueState, prompts, promptSearch, promptTags, promptWords } from './schema.pg'
-import { CONTENT_SNIPPET_CHARS, CONTENT_START_CHARS, type PromptSearch, type SearchHit, type SearchQuery } from './search'
-import type { Page, PromptInput } from './store'
-import { bytewise, record, type SummaryRow, summaryColumns } from './store.pg'
+import { CONTENT_SNIPPET_CHARS, CONTENT_START_CHARS, type PromptSearch, SORTED_MATCH_CAP, type SearchHit, type SearchQuery } from './search'
+import type { Page, PromptInput, Sort } from './store'
+import { bytewise, LISTING_ORDER, record, type SummaryRow, summaryColumns } from './store.pg'
 
 /** Rows read and written per statement by the index rebuild. */
 const ROWS_PER_STATEMENT = 1000
@@ -115,9 +115,35 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
     return new Map(rows.map((r) => [r.seq, r]))
   }
 
+  /**
+   * A search in a listing's order (`matching`: its WHERE): up to `cap` matches counted, and beside
+   * that count the page of the newest SORTED_MATCH_CAP matches in that order, with their summaries.
+   */
+  async function sortedPage(matching: SQL, sort: Sort, { limit, offset }: Page, cap: number) {
+    const s = promptSearch
+    if (offset >= cap) limit = 0
+    const newest = planned.select({ seq: s.promptSeq }).from(s).where(matching).orderBy(desc(s.promptSeq)).limit(SORTED_MATCH_CAP).as('m')
+    const [[counted], rows] = await Promise.all([
+      planned.execute(sql`SELECT count(*)::int AS n, ${revisionNow} AS revision FROM (SELECT 1 FROM ${s} WHERE ${matching} LIMIT ${cap}) m`),
+      limit === 0
+        ? []
+        : planned
+            .select(summaryColumns)
+            .from(newest)
+            .innerJoin(prompts, eq(prompts.seq, newest.seq))
+            .orderBy(...LISTING_ORDER[sort])
+            .limit(Math.min(limit, cap - offset))
+            .offset(offset),
+    ])
+    const { n: total, revision } = counted as unknown as { n: number; revision: string }
+    // The page may hold matches past the count when an import came between the two statements.
+    const hits = rows.slice(0, Math.max(0, Math.min(limit, total - offset))).map((row) => ({ prompt: record(row) }))
+    return { answer: { total, hits }, revisions: [Number(revision)] }
+  }
+
   /** One search with these completions of the last word, and the catalogue revision each statement ran at. */
   async function searchWith(
-    { terms, categoryId, subcategoryId, tag, type }: SearchQuery,
+    { terms, categoryId, subcategoryId, tag, type, sort }: SearchQuery,
     { limit, offset }: Page,
     cap: number,
     completions: string[] | undefined,
@@ -131,6 +157,7 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
     if (tag !== undefined)
       filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
     const filter = sql.join(filters)
+    if (sort !== undefined) return sortedPage(sql`${s.words} @@ ${query}${filter}`, sort, { limit, offset }, cap)
 
     // Every candidate costs PostgreSQL a visit to its row (a GIN index answers only with a
     // bitmap; 2–4 µs a row here), so the statements visit as few as they can, side by side on

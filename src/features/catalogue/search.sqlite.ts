@@ -5,8 +5,9 @@
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { facetToken, ftsExpression } from '../../lib/search/fts5'
-import { CONTENT_SNIPPET_CHARS, CONTENT_START_CHARS, type PromptSearch } from './search'
-import { placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
+import { CONTENT_SNIPPET_CHARS, CONTENT_START_CHARS, type PromptSearch, SORTED_MATCH_CAP } from './search'
+import type { Sort } from './store'
+import { ORDER, placeholders, record, SUMMARY_COLUMNS, type SummaryRow } from './store.sqlite'
 import { DEFAULT_PROMPT_TYPE } from './text'
 import { readAllWords } from './search-words.sqlite'
 
@@ -42,6 +43,10 @@ export const SEARCH_SQL = {
          AND rowid NOT IN (SELECT rowid FROM prompts_head_fts WHERE prompts_head_fts MATCH ?)
        ORDER BY rowid DESC LIMIT ? OFFSET ?`,
   summaries: (n: number) => `SELECT ${SUMMARY_COLUMNS} FROM prompts p WHERE p.seq IN (${placeholders(n)})`,
+  // A page of the newest SORTED_MATCH_CAP matches in a listing's order (FTS5 walks rowids backwards natively).
+  sortedPage: (sort: Sort) =>
+    `SELECT ${SUMMARY_COLUMNS} FROM (SELECT rowid AS seq FROM prompts_fts WHERE prompts_fts MATCH ? ORDER BY rowid DESC LIMIT ${SORTED_MATCH_CAP}) m
+       JOIN prompts p ON p.seq = m.seq ORDER BY ${ORDER[sort]} LIMIT ? OFFSET ?`,
   // A content-only match's content: whole when short, else its start (search.ts says why).
   contentStarts: (n: number) =>
     `SELECT seq, CASE WHEN length(content) <= ${CONTENT_START_CHARS} THEN content END AS content, CASE WHEN length(content) > ${CONTENT_START_CHARS} THEN substr(content, 1, ${CONTENT_START_CHARS}) END AS start FROM prompts WHERE seq IN (${placeholders(n)})`,
@@ -56,6 +61,11 @@ const statements = perConnection((db: SqliteDb) => {
     headPage: c.prepare<{ page: string }, [string, number, number]>(SEARCH_SQL.headPage),
     headCount: c.prepare<{ n: number }, [string]>(SEARCH_SQL.headCount),
     contentOnlyPage: c.prepare<{ seq: number }, [string, string, number, number]>(SEARCH_SQL.contentOnlyPage),
+    sortedPage: {
+      popular: c.prepare<SummaryRow, [string, number, number]>(SEARCH_SQL.sortedPage('popular')),
+      newest: c.prepare<SummaryRow, [string, number, number]>(SEARCH_SQL.sortedPage('newest')),
+      title: c.prepare<SummaryRow, [string, number, number]>(SEARCH_SQL.sortedPage('title')),
+    } satisfies Record<Sort, unknown>,
   }
 })
 
@@ -77,7 +87,7 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
   }
 
   return {
-    search: ({ terms, categoryId, subcategoryId, tag, type }, { limit, offset }, cap) =>
+    search: ({ terms, categoryId, subcategoryId, tag, type, sort }, { limit, offset }, cap) =>
       storage.read((db) => {
         const s = statements(db)
         const facets: string[] = []
@@ -93,6 +103,7 @@ export function sqlitePromptSearch(storage: SqliteStorage): PromptSearch {
         const total = Math.min(s.countMatches.get(match, cap)!.n, cap)
         if (offset >= total) return { total, hits: [] }
         const end = Math.min(offset + limit, total)
+        if (sort !== undefined) return { total, hits: s.sortedPage[sort].all(match, end - offset, offset).map((row) => ({ prompt: record(row) })) }
         const headSeqs = JSON.parse(s.headPage.get(match, end - offset, offset)!.page) as number[]
         const contentSeqs: number[] = []
         if (offset + headSeqs.length < end) {

@@ -2,12 +2,12 @@
 // database's catalogue revision moves), category listings, prompt detail (metered) and full-text
 // search. Plain values in and out; storage behind CatalogueStore.
 import { notFound, validationFailed } from '../../http/problem'
-import { snippet, snippetOfStart } from '../../lib/search/snippet'
+import { snippet, snippetOfMatch, snippetOfStart } from '../../lib/search/snippet'
 import { searchTerms } from '../../lib/search/terms'
 import { slugify } from '../../lib/text'
 import { type Tier, TIER_LIMITS } from '../../tiers'
 import { addressSubject, type DailyQuota, dailyLimitReached, type UsageService, userSubject } from '../usage'
-import { type CategoryView, type Prompt, type PromptPage, type PromptSummary, SEARCH_COUNT_CAP, type SearchPage } from './model'
+import { type CategoryView, type Prompt, type PromptPage, type PromptSummary, SEARCH_COUNT_CAP, type SearchPage, type SearchSort } from './model'
 import type { PromptSearch } from './search'
 import type { CatalogueStore, NewestKey, Page, PromptRecord, Sort, TreeRows } from './store'
 import { parseVariables } from './text'
@@ -201,8 +201,12 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
     /**
      * Full-text search in two tiers: prompts whose title, description or tags hold every word
      * come first, best first; prompts that match only with their content follow, newest first.
+     * A `sort` other than relevance puts the matches in that listing order instead.
      */
-    async search(q: string, filters: { category?: string; subcategory?: string; tag?: string; type?: string } & Page): Promise<SearchPage> {
+    async search(
+      q: string,
+      filters: { category?: string; subcategory?: string; tag?: string; type?: string; sort?: SearchSort } & Page,
+    ): Promise<SearchPage> {
       const { limit, offset } = filters
       const empty = { items: [], total: 0, limit, offset }
       const terms = searchTerms(q)
@@ -210,17 +214,27 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
       const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
       if (tag === '') return empty
       const { total, hits } = await search.search(
-        { terms, categoryId: filters.category, subcategoryId: filters.subcategory, tag, type: filters.type },
+        {
+          terms,
+          categoryId: filters.category,
+          subcategoryId: filters.subcategory,
+          tag,
+          type: filters.type,
+          sort: filters.sort === 'relevance' ? undefined : filters.sort,
+        },
         { limit, offset },
         SEARCH_COUNT_CAP,
       )
       // A head match found its words in the title, description or tags: its snippet comes from
-      // there first; a content-only match's from its content, or the start of it when that decides it.
-      const snippets = hits.map(({ prompt: p, content, contentStart }) =>
-        contentStart !== undefined
-          ? snippetOfStart(contentStart, [p.description, p.title], terms)
-          : snippet(content === undefined ? [p.description, p.title, p.preview] : [content, p.description, p.title], terms),
-      )
+      // there first; a content-only match's from its content, or the start of it when that decides
+      // it. A sorted search's hit may be either: from its description or title when they hold a
+      // word, else as a content-only match's.
+      const sorted = filters.sort !== undefined && filters.sort !== 'relevance'
+      const snippets = hits.map(({ prompt: p, content, contentStart }) => {
+        if (contentStart !== undefined) return snippetOfStart(contentStart, [p.description, p.title], terms)
+        if (content !== undefined) return snippet([content, p.description, p.title], terms)
+        return sorted ? snippetOfMatch([p.description, p.title], terms) : snippet([p.description, p.title, p.preview], terms)
+      })
       const undecided = hits.filter((_, i) => snippets[i] === null).map((h) => h.prompt.id)
       const whole = undecided.length === 0 ? new Map<string, string>() : await search.contents(undecided)
       const items = hits.map(({ prompt: p }, i) => ({

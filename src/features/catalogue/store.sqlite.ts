@@ -48,7 +48,8 @@ export const record = (r: SummaryRow): PromptRecord => ({
   updatedAt: new Date(r.updated_at),
 })
 
-const ORDER: Record<Sort, string> = {
+/** A listing's order (also a sorted search's: search.sqlite.ts). */
+export const ORDER: Record<Sort, string> = {
   popular: 'p.favorite_count DESC, p.created_at DESC, p.seq DESC',
   newest: 'p.created_at DESC, p.seq DESC',
   title: 'p.title COLLATE NOCASE ASC, p.seq ASC',

@@ -37,8 +37,16 @@ export function snippetOfStart(contentStart: string, rest: string[], terms: Sear
   return draw([contentStart, ...rest], terms, true)
 }
 
-/** `startOnly`: texts[0] is the start of a longer text; null when that is not enough. */
-function draw(texts: string[], terms: SearchTerms, startOnly: boolean): string | null {
+/** snippet(texts), or null when none of them holds a query word. */
+export function snippetOfMatch(texts: string[], terms: SearchTerms): string | null {
+  return draw(texts, terms, false, true)
+}
+
+/**
+ * `startOnly`: texts[0] is the start of a longer text; null when that is not enough.
+ * `matchOnly`: null instead of a fallback when no text holds a query word.
+ */
+function draw(texts: string[], terms: SearchTerms, startOnly: boolean, matchOnly = false): string | null {
   const matcher = matcherOf(terms)
   // Finding the first match with one regex spares tokenising a whole long text; it cannot see
   // through diacritics, so text with non-ASCII letters is tokenised in full when it finds nothing.
@@ -96,6 +104,7 @@ function draw(texts: string[], terms: SearchTerms, startOnly: boolean): string |
     }
     return render(region, hitWords, best.start)
   }
+  if (matchOnly) return null
   if (fallback === null) {
     for (const full of texts) {
       const region = regionOf(full.slice(0, REGION), false, full.length > REGION)
