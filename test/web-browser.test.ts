@@ -202,6 +202,33 @@ describe.skipIf(!run)('the web app', () => {
     expect((await api<{ items: unknown[] }>('/user/favorites', token)).body.items).toEqual([])
   }, 60_000)
 
+  test('search results in a listing’s order: the Order control puts it in the address, and the page is the API’s page for it', async () => {
+    const page = await visitor()
+    await page.goto(`${base}/search?q=email`)
+    await page.locator('[data-results-for="email"]').waitFor()
+    const titles = () => page.locator('.prompt-card h3').allInnerTexts()
+    const ranked = await titles()
+    await page.getByLabel('Order').selectOption({ label: 'Title A–Z' })
+    await page.waitForURL((url) => url.searchParams.get('sort') === 'title')
+    const byTitle = (await api<{ items: { title: string }[] }>('/search?q=email&sort=title')).body.items.map((p) => p.title)
+    expect(byTitle.length).toBeGreaterThan(2)
+    expect(byTitle).not.toEqual(ranked)
+    await page.waitForFunction(
+      (expected) => [...document.querySelectorAll('.prompt-card h3')].map((h) => h.innerText).join('\n') === expected,
+      byTitle.join('\n'),
+    )
+    // Reloaded, the address keeps the order; back to the best matches.
+    await page.reload()
+    await page.locator('[data-results-for="email"]').waitFor()
+    expect(await titles()).toEqual(byTitle)
+    await page.getByLabel('Order').selectOption({ label: 'Best match' })
+    await page.waitForURL((url) => !url.searchParams.has('sort'))
+    await page.waitForFunction(
+      (expected) => [...document.querySelectorAll('.prompt-card h3')].map((h) => h.innerText).join('\n') === expected,
+      ranked.join('\n'),
+    )
+  })
+
   test('tokens: a free account is asked to upgrade; on starter, create (the secret shown once, copied), use, revoke', async () => {
     const free = await user()
     const freePage = await visitor({ token: free.token })

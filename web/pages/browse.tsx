@@ -56,7 +56,8 @@ export function HomePage() {
   )
 }
 
-const SORTS = [
+/** A listing's orders (a search offers them after relevance). */
+export const SORTS = [
   ['popular', 'Most popular'],
   ['newest', 'Newest'],
   ['title', 'Title A–Z'],

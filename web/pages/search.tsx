@@ -1,10 +1,11 @@
 // Search as you type: the header's search box writes the query into the address, and this page
 // asks the API at once for every change (an older request still in flight is cancelled), so the
-// results follow the keystrokes. The snippets' matches are shown as <mark>.
+// results follow the keystrokes. The snippets' matches are shown as <mark>. Best matches first,
+// or in a listing's order.
 import { getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
 import { navigate, useLocation, withQuery } from '../router'
 import { ErrorNotice, Page, Pager, useApi, useLastPage } from '../ui'
-import { categories } from './browse'
+import { categories, SORTS } from './browse'
 import { PromptCard } from './cards'
 
 const LIMIT = 20
@@ -14,15 +15,16 @@ export function SearchPage() {
   const q = loc.query.get('q') ?? ''
   const category = loc.query.get('category') ?? ''
   const tag = loc.query.get('tag') ?? ''
+  const sort = loc.query.get('sort') ?? ''
   const offset = Math.max(0, Number(loc.query.get('offset')) || 0)
   const tree = useApi(() => categories(), [])
   const results = useApi(
     async (signal) => {
       if (!q.trim()) return null
-      const page = await getJson<ApiPage<PromptSummary>>(`/search${query({ q, category, tag, limit: LIMIT, offset })}`, { signal })
+      const page = await getJson<ApiPage<PromptSummary>>(`/search${query({ q, category, tag, sort, limit: LIMIT, offset })}`, { signal })
       return { q, page }
     },
-    [q, category, tag, offset],
+    [q, category, tag, sort, offset],
   )
   const data = results.data
   const beyond = useLastPage(results.loading ? undefined : data?.page.total, LIMIT, offset, (o) => withQuery(loc, { offset: o || null }))
@@ -40,6 +42,21 @@ export function SearchPage() {
             {tree.data?.items.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="search-sort">Order</label>
+          <select
+            id="search-sort"
+            value={sort}
+            onChange={(e) => navigate(withQuery(loc, { sort: e.currentTarget.value, offset: null }), { replace: true })}
+          >
+            <option value="">Best match</option>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
               </option>
             ))}
           </select>
