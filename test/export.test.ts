@@ -3,7 +3,7 @@
 // included; the same catalogue always exports to the same bytes.
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ExportOptions } from '../src/features/catalogue'
 import { makeTestApp, processEnv, type TestApp } from './support/app'
@@ -148,6 +148,15 @@ describe('JSON export', () => {
     expect(data.prompts.map((p: { title: string }) => p.title)).toEqual(['Plain'])
     expect(data.skills.map((s: { name: string }) => s.name)).toEqual(['code-review'])
   })
+
+  test('--category of a word only skills use (a skill needs no category row): those skills', async () => {
+    const t = await makeTestApp()
+    const skill = { name: 'lonely-skill', description: 'Alone. Use when testing.', category: 'skills-only', instructions: '# Alone' }
+    await importText(t, 'skills.json', JSON.stringify({ format: 'promptlib-catalogue', version: 1, skills: [skill] }))
+    const data = JSON.parse(await exported(t, { format: 'json', category: 'skills-only' }))
+    expect(data).toMatchObject({ categories: [], prompts: [], skills: [{ name: 'lonely-skill', category: 'skills-only' }] })
+    await expect(exported(t, { format: 'json', category: 'no-such-thing' })).rejects.toThrow('no category "no-such-thing"')
+  })
 })
 
 describe('CSV export', () => {
@@ -188,6 +197,13 @@ describe('promptlib export (a real process)', () => {
       stderr: 'promptlib: no category "nope"; nothing exported\n',
     })
     expect(cli(['export', '--format', 'xml'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('--format is json or csv') })
+    // A flag without its value is a mistake, not "everything".
+    for (const flag of ['--category', '--format'])
+      expect(cli(['export', join(env.DATA_DIR!, 'y.json'), flag], env)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`${flag} needs a value`),
+      })
+    expect(existsSync(join(env.DATA_DIR!, 'y.json'))).toBe(false)
   }, 30_000)
 
   test('standard output read only in part (`export - | head`): stops quietly, as a tool killed by SIGPIPE (141)', async () => {

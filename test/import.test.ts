@@ -1,7 +1,7 @@
 // Importers: JSON catalogues, prompts.csv, Agent Skills folders; idempotent re-imports; a file
 // with errors changes nothing; the CLI as a real process; the demo catalogue on first start.
 import { describe, expect, test } from 'bun:test'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import postgres from 'postgres'
@@ -334,6 +334,24 @@ describe('prompts.csv', async () => {
     ])
   })
 
+  test('lengths count characters as people do: a title of 200 emoji fits, 201 do not (JSON and CSV alike)', async () => {
+    const t = await makeTestApp()
+    const emoji = (n: number) => '😀'.repeat(n)
+    const csv = join(t.dataDir, 'emoji.csv')
+    writeFileSync(csv, `act,prompt\n${emoji(200)},fits\n${emoji(201)},too long\n`)
+    const [fromCsv] = await importPaths(t, [csv], { category: 'emoji' })
+    expect(fromCsv).toMatchObject({ created: 1, failed: 1 })
+    expect(fromCsv!.errors.map((e) => [e.line, e.message])).toEqual([[3, '"act" is longer than 200 characters']])
+    const file = join(t.dataDir, 'emoji.json')
+    const prompt = (n: number, title: string) => ({ id: `eeeeeeee-0000-4000-8000-00000000000${n}`, title, category: 'emoji', content: 'x' })
+    writeFileSync(file, JSON.stringify({ format: 'promptlib-catalogue', version: 1, prompts: [prompt(1, emoji(200)), prompt(2, `${emoji(200)}a`)] }))
+    const [fromJson] = await importPaths(t, [file])
+    expect(fromJson).toMatchObject({ created: 1, failed: 1 })
+    expect(fromJson!.errors[0]!.message).toContain('"title" is longer than 200 characters')
+    const titles = (await sqlRows<{ title: string }>(t.storage, 'SELECT title FROM prompts ORDER BY title')).map((r) => r.title)
+    expect(titles).toEqual([emoji(200), emoji(200)])
+  })
+
   test('a bad row is refused alone, with its line; the other rows are imported', async () => {
     const t = await makeTestApp()
     const [r] = await importPaths(t, [fx('prompts-bad.csv')])
@@ -614,6 +632,29 @@ describe('Agent Skills folders', async () => {
     const again = await importPaths(t, [fx('skills/pdf-tools')])
     expect(again[0]).toMatchObject({ unchanged: 1 })
     await searchIndexIntact(t.storage)
+  })
+
+  test('links to skill folders are followed; a skill without a body is a warning, and its JSON export imports again', async () => {
+    const t = await makeTestApp()
+    const dir = join(t.dataDir, 'linked')
+    mkdirSync(join(t.dataDir, 'elsewhere', 'empty-body'), { recursive: true })
+    writeFileSync(join(t.dataDir, 'elsewhere', 'empty-body', 'SKILL.md'), '---\nname: empty-body\ndescription: Nothing yet. Use never.\n---\n\n')
+    mkdirSync(dir)
+    symlinkSync(join(t.dataDir, 'elsewhere', 'empty-body'), join(dir, 'empty-body'))
+    symlinkSync(join(t.dataDir, 'nowhere'), join(dir, 'dangling'))
+    const [report] = await importPaths(t, [dir])
+    expect(report).toMatchObject({ created: 1, errors: [] })
+    expect(report!.warnings.map((w) => w.message)).toEqual([expect.stringContaining('the instructions (the body after the front matter) are empty')])
+    const out = join(t.dataDir, 'export.json')
+    const chunks: string[] = []
+    await t.services.catalogue.exportCatalogue({ format: 'json' }, (text) => void chunks.push(text))
+    writeFileSync(out, chunks.join(''))
+    const copy = await makeTestApp()
+    const [again] = await importPaths(copy, [out])
+    expect(again).toMatchObject({ created: 1, failed: 0, errors: [] })
+    expect(again!.warnings.map((w) => w.message)).toEqual([expect.stringContaining('"instructions" is empty')])
+    const skill = async (app: TestApp) => (await sqlRows(app.storage, 'SELECT id, description, instructions FROM skills'))[0]
+    expect(await skill(copy)).toEqual(await skill(t))
   })
 
   test('a name that differs from its folder is a warning; malformed YAML an error with its line', async () => {

@@ -17,7 +17,13 @@ function parseArgs(args: string[]): { format: ExportFormat; category?: string; p
   let path: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    const value = (name: string) => (arg.startsWith(`${name}=`) ? arg.slice(name.length + 1) : args[++i])
+    const value = (name: string) => {
+      if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1)
+      const next = args[++i]
+      // A flag left without its value at the end would otherwise quietly export everything.
+      if (next === undefined) throw new UsageError(`${name} needs a value\nusage: ${EXPORT_USAGE}`)
+      return next
+    }
     if (arg === '--format' || arg.startsWith('--format=')) format = value('--format')
     else if (arg === '--category' || arg.startsWith('--category=')) category = value('--category')
     else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}\nusage: ${EXPORT_USAGE}`)

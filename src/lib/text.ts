@@ -55,6 +55,27 @@ export function normaliseTags(tags: readonly string[], slug: (tag: string) => st
 }
 
 /** Tags are slugs, so a space never occurs in one: stored joined by spaces. */
+/**
+ * Whether `text` has more than `max` characters, counted as people count them: a character
+ * outside the BMP (an emoji, a CJK extension ideograph) is one, though JavaScript's length says 2.
+ */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false
+  if (text.length > 2 * max) return true
+  let characters = text.length
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        characters--
+        i++
+      }
+    }
+  }
+  return characters > max
+}
+
 export const joinTags = (tags: readonly string[]) => tags.join(' ')
 export const splitTags = (tags: string): string[] => (tags === '' ? [] : tags.split(' '))
 

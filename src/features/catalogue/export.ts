@@ -46,7 +46,10 @@ export class UnknownCategoryError extends Error {}
 export async function exportCatalogue(deps: ExportDeps, opts: ExportOptions, write: (text: string) => Promise<void> | void): Promise<ExportCounts> {
   return deps.storage.snapshot(async (tx) => {
     const categories = await deps.store.exportCategories({ categoryId: opts.category }, tx)
-    if (opts.category !== undefined && categories.length === 0) throw new UnknownCategoryError(`no category "${opts.category}"`)
+    // A skill's category is its own word (a skill needs no category row): one that only skills use is known too.
+    const skillsOnly = async (category: string) => (await deps.skills.exportSkills(0, { category }, { ...PAGE, rows: 1 }, tx)).skills.length > 0
+    if (opts.category !== undefined && categories.length === 0 && !(await skillsOnly(opts.category)))
+      throw new UnknownCategoryError(`no category "${opts.category}"`)
     const counts: ExportCounts = { categories: categories.length, prompts: 0, skills: 0 }
     if (opts.format === 'csv') {
       await write(`${CSV_EXPORT_COLUMNS.join(',')}\r\n`)

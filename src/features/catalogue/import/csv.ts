@@ -8,7 +8,7 @@
 // land in their `category`, else --category, else `coding` when for_devs is TRUE, else `general`
 // (created when missing). A row's id is its `id`, else a UUID v5 of category + title, so
 // re-importing the file updates rows instead of duplicating them.
-import { isSlug, normaliseTags, unstorable, UUID } from '../../../lib/text'
+import { isSlug, longerThan, normaliseTags, unstorable, UUID } from '../../../lib/text'
 import type { PromptInput } from '../store'
 import { DEFAULT_PROMPT_TYPE, previewOf, uuidV5 } from '../text'
 import { CsvParser, type CsvRecord, isCsvError } from './csv-parse'
@@ -122,9 +122,9 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
       const title = exact ? field('act') : field('act').trim()
       const content = exact ? field('prompt') : field('prompt').trim()
       if (title.trim() === '') problems.push([record.line, '"act" (the title) is empty'])
-      else if (title.length > LIMITS.title) problems.push([record.line, `"act" is longer than ${LIMITS.title} characters`])
+      else if (longerThan(title, LIMITS.title)) problems.push([record.line, `"act" is longer than ${LIMITS.title} characters`])
       if (content.trim() === '') problems.push([record.line, '"prompt" (the content) is empty'])
-      else if (content.length > LIMITS.content)
+      else if (longerThan(content, LIMITS.content))
         problems.push([record.line, `"prompt" is longer than ${LIMITS.content.toLocaleString('en-US')} characters`])
       const devFlag = field('for_devs').trim().toLowerCase()
       if (devFlag !== '' && devFlag !== 'true' && devFlag !== 'false')
@@ -149,7 +149,7 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
       ] as const)
         if (typeof value === 'string') problems.push([record.line, `"${name}" ${value}`])
       const description = col('description') === -1 ? describe(content) : field('description')
-      if (description.length > LIMITS.description) problems.push([record.line, `"description" is longer than ${LIMITS.description} characters`])
+      if (longerThan(description, LIMITS.description)) problems.push([record.line, `"description" is longer than ${LIMITS.description} characters`])
       const tags = normaliseTags(field('tags').split(','), tagSlug)
       if (tags.length > LIMITS.tags) warn(record.line, `more than ${LIMITS.tags} tags; the first ${LIMITS.tags} kept`)
       if (problems.length > 0) return refused()

@@ -1,7 +1,7 @@
 // Reads the fields of one imported record, collecting every problem instead of stopping at the
 // first, so a file's report lists all of them. A lone surrogate anywhere in a record (a "\ud800"
 // escape without its pair) refuses it: no text column can store one.
-import { cleanText, isSlug, normaliseTags, SLUG_MAX, slugify, unstorable } from '../../../lib/text'
+import { cleanText, isSlug, longerThan, normaliseTags, SLUG_MAX, slugify, unstorable } from '../../../lib/text'
 import { isStorableTime } from '../../../lib/time'
 import { DEFAULT_PROMPT_TYPE } from '../text'
 
@@ -103,9 +103,10 @@ export class RecordReader {
    * A string; `max` in characters. `exact` keeps it as given, every character and the spaces at
    * its ends (a prompt's title, description and content; a skill's description and instructions),
    * except NUL, which cannot be stored and is an error; a required one must not be empty once
-   * trimmed. Otherwise (names and labels) control characters are removed and the ends trimmed.
+   * trimmed, unless `blank` allows it. Otherwise (names and labels) control characters are removed
+   * and the ends trimmed.
    */
-  text(key: string, opts: { required?: boolean; max: number; fallback?: string; exact?: boolean }): string | null {
+  text(key: string, opts: { required?: boolean; blank?: 'allowed'; max: number; fallback?: string; exact?: boolean }): string | null {
     const value = this.record[key]
     if (value === undefined || value === null) {
       return opts.required ? this.fail(`"${key}" is required`) : (opts.fallback ?? null)
@@ -114,8 +115,8 @@ export class RecordReader {
     const nul = opts.exact ? unstorable(value, { surrogates: false }) : null
     if (nul) return this.fail(`"${key}" ${nul.problem}`)
     const text = opts.exact ? value : cleanText(value).trim()
-    if (opts.required && text.trim() === '') return this.fail(`"${key}" must not be empty`)
-    if (text.length > opts.max) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
+    if (opts.required && opts.blank !== 'allowed' && text.trim() === '') return this.fail(`"${key}" must not be empty`)
+    if (longerThan(text, opts.max)) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
     return text
   }
 

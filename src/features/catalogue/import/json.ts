@@ -4,7 +4,7 @@
 // refused alone; a file that is not JSON or not a catalogue is refused whole. A prompt's title,
 // description and content and a skill's description and instructions are kept exactly
 // (fields.ts, `exact`).
-import { UUID } from '../../../lib/text'
+import { longerThan, UUID } from '../../../lib/text'
 import type { CategoryInput, PromptInput, SubcategoryInput } from '../store'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { type FileImportOptions, FileRefused, type FileWrites, importFile } from './file'
@@ -275,7 +275,7 @@ function parseSkill(r: RecordReader): SkillInput | null {
   if (name !== null && id !== name) r.errors.push(`"id" must equal "name" (the skill's name is its id)`)
   if (name !== null && RESERVED_SKILL_NAMES.includes(name)) r.errors.push(`the name "${name}" is reserved (/api/skills/${name} is an endpoint)`)
   const description = r.text('description', { required: true, max: 100_000, exact: true })
-  if (description !== null && description.length > LIMITS.skillDescription)
+  if (description !== null && longerThan(description, LIMITS.skillDescription))
     r.warnings.push(`"description" is longer than ${LIMITS.skillDescription} characters`)
   const skill = {
     category: r.slug('category') ?? 'general',
@@ -285,10 +285,12 @@ function parseSkill(r: RecordReader): SkillInput | null {
     metadata: r.stringMap('metadata'),
     allowedTools: r.strings('allowed_tools'),
     files: r.strings('files'),
-    instructions: r.text('instructions', { required: true, max: LIMITS.content, exact: true }),
+    // Blank, as a SKILL.md with no body may be (and then its export): said, not refused.
+    instructions: r.text('instructions', { required: true, blank: 'allowed', max: LIMITS.content, exact: true }),
     createdAt: r.timestamp('created_at'),
     updatedAt: r.timestamp('updated_at'),
   }
+  if (skill.instructions?.trim() === '') r.warnings.push('"instructions" is empty')
   if (name === null || description === null || skill.instructions === null) return null
   return { ...skill, id: name, name, description, instructions: skill.instructions }
 }

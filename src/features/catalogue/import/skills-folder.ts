@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import { parseDocument } from 'yaml'
-import { cleanText, isSlug, normaliseTags, unstorable } from '../../../lib/text'
+import { cleanText, isSlug, longerThan, normaliseTags, unstorable } from '../../../lib/text'
 import { isRecord, LIMITS, RecordReader, RESERVED_SKILL_NAMES } from './fields'
 import { type FileImportOptions, importFile } from './file'
 import { addError, addWarning, type FileReport, newReport } from './report'
@@ -19,11 +19,14 @@ export const SKILL_FILE = 'SKILL.md'
 const KNOWN_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']
 const MAX_FILES = 1000
 
-/** The skill folders under `path`: itself when it holds SKILL.md, else its subfolders that do. */
+/**
+ * The skill folders under `path`: itself when it holds SKILL.md, else its subfolders that do, a
+ * symbolic link to a folder included (a folder of skills is often assembled from links).
+ */
 export function skillFolders(path: string): string[] {
   if (existsSync(join(path, SKILL_FILE))) return [path]
   return readdirSync(path, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && existsSync(join(path, e.name, SKILL_FILE)))
+    .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !e.name.startsWith('.') && existsSync(join(path, e.name, SKILL_FILE)))
     .map((e) => join(path, e.name))
     .sort()
 }
@@ -143,14 +146,14 @@ export async function importSkillFolder(
     fail(keyLine('description'), '"description" is required: what the skill does and when to use it')
   else if (descriptionNul) fail(keyLine('description'), `"description" ${descriptionNul.problem}`)
   else {
-    if (description.length > LIMITS.skillDescription)
-      warn(keyLine('description'), `"description" is ${description.length} characters; the limit is ${LIMITS.skillDescription}`)
+    if (longerThan(description, LIMITS.skillDescription))
+      warn(keyLine('description'), `"description" is ${[...description].length} characters; the limit is ${LIMITS.skillDescription}`)
     if (/[<>]/.test(description))
       warn(keyLine('description'), '"description" contains angle brackets (< or >), which the Agent Skills rules do not allow')
   }
   const license = r.text('license', { max: 1000 })
   const compatibility = r.text('compatibility', { max: 1000 })
-  if (compatibility && compatibility.length > 500) warn(keyLine('compatibility'), '"compatibility" is longer than 500 characters')
+  if (compatibility && longerThan(compatibility, 500)) warn(keyLine('compatibility'), '"compatibility" is longer than 500 characters')
   const metadata = r.stringMap('metadata')
   const toolsRaw = front['allowed-tools']
   let allowedTools: string[] = []
