@@ -217,6 +217,15 @@ describe.skipIf(!run)('the web app', () => {
       (expected) => [...document.querySelectorAll('.prompt-card h3')].map((h) => h.innerText).join('\n') === expected,
       byTitle.join('\n'),
     )
+    // Typing on keeps the order (and the other filters); the words change.
+    const box = page.getByRole('searchbox', { name: 'Search prompts' })
+    await box.press('End')
+    await box.pressSequentially('s', { delay: 40 })
+    await page.waitForURL((url) => url.searchParams.get('q') === 'emails' && url.searchParams.get('sort') === 'title')
+    await page.locator('[data-results-for="emails"]').waitFor()
+    await box.press('Backspace')
+    await page.locator('[data-results-for="email"]').waitFor()
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('title')
     // Reloaded, the address keeps the order; back to the best matches.
     await page.reload()
     await page.locator('[data-results-for="email"]').waitFor()
@@ -448,6 +457,11 @@ describe.skipIf(!run)('the web app', () => {
         '- step one',
         '- step two',
         '',
+        '| Label | Meaning |',
+        '|---|---|',
+        '| BLOCKER | must be fixed before the change is merged, whatever the deadline says about it |',
+        '| QUESTION | a question for the author, who answers it before anyone approves the change |',
+        '',
       ].join('\n'),
     )
     expect(cli(['import', folder], env).code).toBe(0)
@@ -488,6 +502,19 @@ describe.skipIf(!run)('the web app', () => {
     expect(await page.evaluate(() => window.__xss)).toBeUndefined()
     await page.getByText('scripts/run.sh').waitFor()
     await page.getByText('MIT').waitFor()
+    // On a phone a table's one-word cells keep their words whole (the table scrolls, not the page).
+    await page.setViewportSize({ width: 390, height: 800 })
+    const cells = await box.locator('th, td').evaluateAll((els) =>
+      els
+        .filter((el) => !/\s/.test(el.textContent!.trim()))
+        .map((el) => {
+          const range = document.createRange()
+          range.selectNodeContents(el)
+          return { word: el.textContent!.trim(), lines: new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size }
+        }),
+    )
+    expect(cells).toEqual(['Label', 'Meaning', 'BLOCKER', 'QUESTION'].map((word) => ({ word, lines: 1 })))
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
   }, 60_000)
 
   test('account: tier and today’s usage; change the password (still signed in), log out, log in with it; delete the account', async () => {

@@ -112,11 +112,14 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.goto(`${base}/`)
     await page.getByRole('alert').getByText('The server could not be reached').waitFor()
     await context.unroute('**/api/**', refuse)
-    await page.getByRole('button', { name: 'Try again' }).click()
+    await page.getByRole('button', { name: 'Try again' }).focus()
+    await page.keyboard.press('Enter')
     await page
       .getByRole('link', { name: /Coding/ })
       .first()
       .waitFor()
+    // The notice went with its button: the focus waits on the main content, never on nothing.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
 
     // A category the server was not asked about is not "not found".
     await context.route('**/api/**', refuse)
@@ -124,8 +127,10 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await h1(page, 'This category could not be loaded')
     expect(await page.title()).toBe('This category could not be loaded · promptlib')
     await context.unroute('**/api/**', refuse)
-    await page.getByRole('button', { name: 'Try again' }).click()
+    await page.getByRole('button', { name: 'Try again' }).focus()
+    await page.keyboard.press('Enter')
     await h1(page, 'Coding')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
     await page.locator('.prompt-card').first().waitFor()
     expect(new URL(page.url()).search).toBe('?sort=newest')
 
@@ -207,6 +212,11 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.getByRole('button', { name: 'I have saved it' }).focus()
     await page.keyboard.press('Enter')
     await expectFocus(page, 'input#token-name')
+    // Starter holds one token: a second is refused, in words, until one is revoked.
+    await page.keyboard.type('second')
+    await page.keyboard.press('Enter')
+    const limit = page.getByRole('alert').getByText(/revoke one first/)
+    await limit.waitFor()
 
     const ask = page.getByRole('button', { name: 'Revoke…' })
     await ask.focus()
@@ -228,6 +238,9 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.keyboard.press('Enter')
     await page.getByText('No tokens yet.').waitFor()
     expect(deletes).toBe(1)
+    // The row went with its buttons: the focus waits on the list's heading; the refusal it lifted went too.
+    await expectFocus(page, 'h2#list-heading Your tokens')
+    expect(await limit.count()).toBe(0)
     expect(problems).toEqual([])
   }, 30_000)
 
@@ -248,6 +261,13 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.keyboard.press('Enter')
     await page.getByText('Stopped. What arrived before you stopped is below.').waitFor()
     await expectFocus(page, 'h2#result-heading Result')
+
+    // Stopped before any text came: said so, with nothing promised below.
+    llm.script = { tokens: ['late'], tokenDelayMs: 5000 }
+    await page.getByRole('button', { name: 'Optimize', exact: true }).click()
+    await page.getByText('Optimizing…').waitFor()
+    await page.getByRole('button', { name: 'Stop' }).click()
+    await page.getByText('Stopped before any text arrived.').waitFor()
 
     // To the end, then the side-by-side diff fits the phone's width.
     llm.script = { tokens: ['Write a haiku about the sea.\n', 'Keep it calm and slow.'], tokenDelayMs: 20 }
@@ -317,6 +337,43 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     expect(await page.locator('#confirm-email').inputValue()).toBe('')
     expect(problems).toEqual([])
   }, 20_000)
+
+  test('logging in and favoriting by keyboard: a refused password and a slow favorite keep the focus on their buttons; the next page takes it on its heading', async () => {
+    const user = await userOf('free')
+    const { page, context, problems } = await visitor()
+    await page.goto(`${base}/login`)
+    await h1(page, 'Log in')
+    await page.getByLabel('E-mail').fill(user.email)
+    await page.getByLabel('Password').fill('not the password at all')
+    await page.getByRole('button', { name: 'Log in' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('alert').waitFor()
+    await expectFocus(page, 'button Log in')
+    await page.getByLabel('Password').fill(user.password)
+    await page.getByRole('button', { name: 'Log in' }).focus()
+    await page.keyboard.press('Enter')
+    await h1(page, 'Prompt library')
+    await expectFocus(page, 'h1 Prompt library')
+
+    const listed = (await (await t.request('/api/categories/coding/prompts?limit=1')).json()) as { items: { id: string; title: string }[] }
+    await page.goto(`${base}/p/${listed.items[0]!.id}`)
+    await h1(page, listed.items[0]!.title)
+    let posts = 0
+    await context.route('**/api/user/favorites', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback()
+      posts++
+      await Bun.sleep(400)
+      await route.fallback()
+    })
+    const add = page.getByRole('button', { name: 'Add to favorites' })
+    await add.focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Enter')
+    await page.locator('button[aria-pressed="true"]', { hasText: 'Favorite' }).waitFor()
+    expect(posts).toBe(1)
+    await expectFocus(page, 'button ★ Favorite')
+    expect(problems).toEqual([])
+  }, 30_000)
 
   test('favorites: a removal that fails says so; a slow one is sent once, and the focus returns to the page', async () => {
     const user = await userOf('free')

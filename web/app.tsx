@@ -69,9 +69,15 @@ function SearchBox() {
     if (!onSearchPage) setValue('')
   }, [loc.key])
   const go = (q: string) => {
-    const to = q.trim() ? `/search?q=${encodeURIComponent(q)}` : '/search'
+    const onSearch = location.pathname === '/search'
+    // On the search page its filters stay (category, order, tag) and new words start at the first page.
+    const params = new URLSearchParams(onSearch ? location.search : '')
+    params.delete('offset')
+    if (q.trim()) params.set('q', q)
+    else params.delete('q')
+    const query = params.toString()
     // While typing on the search page the address follows without a history entry per keystroke.
-    navigate(to, { replace: location.pathname === '/search', keepFocus: true })
+    navigate(query ? `/search?${query}` : '/search', { replace: onSearch, keepFocus: true })
   }
   return (
     <form

@@ -30,7 +30,11 @@ const notify = (kind: Location['kind'], focus?: boolean) => {
   for (const listener of listeners) listener()
 }
 
-export function navigate(to: string, options: { replace?: boolean; state?: unknown; keepFocus?: boolean } = {}) {
+/**
+ * `keepFocus`: the focus stays where it is (typing a search); `focus`: the new page's heading takes
+ * it even on a replace (after signing in, where the form that had it is gone).
+ */
+export function navigate(to: string, options: { replace?: boolean; state?: unknown; keepFocus?: boolean; focus?: boolean } = {}) {
   const url = new URL(to, location.href)
   if (url.origin !== location.origin || isServerPath(url.pathname)) {
     location.assign(url.href)
@@ -39,7 +43,7 @@ export function navigate(to: string, options: { replace?: boolean; state?: unkno
   if (options.replace) history.replaceState(options.state ?? null, '', url.pathname + url.search + url.hash)
   else history.pushState(options.state ?? null, '', url.pathname + url.search + url.hash)
   if (!options.replace) window.scrollTo(0, 0)
-  notify(options.replace ? 'replace' : 'push', options.keepFocus ? false : undefined)
+  notify(options.replace ? 'replace' : 'push', options.keepFocus ? false : options.focus)
 }
 
 /** Paths the server answers itself (the API and its docs): a real navigation. */

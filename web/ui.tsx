@@ -71,7 +71,16 @@ export function ErrorNotice({ error, retry }: { error: unknown; retry?: () => vo
         {retry && transient(error) && (
           <>
             {' '}
-            <button type="button" class="link-button" onClick={retry}>
+            <button
+              type="button"
+              class="link-button"
+              onClick={() => {
+                // This notice (and often the page around it) goes as the retry starts: the focus
+                // waits on the main content, which stays.
+                document.getElementById('main')?.focus({ preventScroll: true })
+                retry()
+              }}
+            >
               Try again
             </button>
           </>

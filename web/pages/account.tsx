@@ -27,6 +27,7 @@ function PasswordForm({ me }: { me: Me }) {
   const [busy, setBusy] = useState(false)
   const submit = async (e: Event) => {
     e.preventDefault()
+    if (busy) return
     setBusy(true)
     setError(null)
     setDone(false)
@@ -91,7 +92,8 @@ function PasswordForm({ me }: { me: Me }) {
             />
           )}
         </Field>
-        <button type="submit" class="primary" disabled={busy}>
+        {/* aria-disabled, not disabled, while it waits: a disabled button drops the keyboard's focus. */}
+        <button type="submit" class="primary" aria-disabled={busy}>
           {hasPassword ? 'Change password' : 'Set password'}
         </button>
       </form>

@@ -54,6 +54,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const register = mode === 'register'
   const submit = async (e: Event) => {
     e.preventDefault()
+    if (busy) return
     setBusy(true)
     setError(null)
     try {
@@ -61,7 +62,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
       const answer = await sendJson<{ access_token: string }>('POST', register ? '/auth/register' : '/auth/login', body, { token: null })
       await signIn(answer.access_token)
       // The sign-in form leaves the history: Back goes to the page before it, not to a form for someone signed in.
-      navigate(next, { replace: true })
+      navigate(next, { replace: true, focus: true })
     } catch (err) {
       setError(err)
       setBusy(false)
@@ -126,7 +127,8 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
             />
           )}
         </Field>
-        <button type="submit" class="primary" disabled={busy}>
+        {/* aria-disabled, not disabled, while it waits: a disabled button drops the keyboard's focus. */}
+        <button type="submit" class="primary" aria-disabled={busy}>
           {register ? 'Create account' : 'Log in'}
         </button>
         <p>

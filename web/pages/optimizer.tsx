@@ -305,7 +305,9 @@ export function OptimizerPage() {
               : run.status === 'done'
                 ? `Done${run.outputTokens !== null ? ` · ${run.outputTokens} tokens` : ''}${run.remaining !== null ? ` · ${optimizations(run.remaining)} left today` : ''}.`
                 : run.status === 'stopped'
-                  ? 'Stopped. What arrived before you stopped is below.'
+                  ? run.text
+                    ? 'Stopped. What arrived before you stopped is below.'
+                    : 'Stopped before any text arrived.'
                   : ''}
           </p>
           {run.status === 'failed' &&

@@ -112,6 +112,7 @@ function FavoriteButton({ prompt, onCount }: { prompt: Prompt; onCount: (delta: 
     )
   }
   const toggle = async () => {
+    if (busy) return
     setBusy(true)
     setError(null)
     try {
@@ -134,7 +135,8 @@ function FavoriteButton({ prompt, onCount }: { prompt: Prompt; onCount: (delta: 
   }
   return (
     <>
-      <button type="button" class="secondary" aria-pressed={favorite === true} disabled={favorite === null || busy} onClick={toggle}>
+      {/* aria-disabled, not disabled, while it waits: a disabled button drops the keyboard's focus. */}
+      <button type="button" class="secondary" aria-pressed={favorite === true} disabled={favorite === null} aria-disabled={busy} onClick={toggle}>
         <span aria-hidden="true">{favorite ? '★ ' : '☆ '}</span>
         {favorite ? 'Favorite' : 'Add to favorites'}
       </button>

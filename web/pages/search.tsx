@@ -72,8 +72,8 @@ export function SearchPage() {
       </form>
       {!q.trim() ? (
         <p>
-          Type in the search box above: every word must match a prompt's title, description, tags or text, and the last one may be the start of a
-          word.
+          Type in the search box above: every word must match a prompt's title, description, tags or text, and the last one, from its fourth letter
+          on, may be the start of a word.
         </p>
       ) : results.error ? (
         <ErrorNotice error={results.error} retry={results.reload} />

@@ -72,6 +72,7 @@ export function TokensPage() {
   const secret = useRef<HTMLInputElement>(null)
   const nameInput = useRef<HTMLInputElement>(null)
   const shown = useRef(false)
+  const listHeading = useRef<HTMLHeadingElement>(null)
   useLayoutEffect(() => {
     if (created) secret.current?.focus()
     else if (shown.current) nameInput.current?.focus()
@@ -85,8 +86,16 @@ export function TokensPage() {
     )
   }
   const me = session.me
+  // A revoked token's row goes with its buttons: the focus waits on the list's heading, and an
+  // error about the limit it lifted goes too.
+  const revoked = () => {
+    listHeading.current?.focus()
+    setError(null)
+    list.reload()
+  }
   const create = async (e: Event) => {
     e.preventDefault()
+    if (busy) return
     setBusy(true)
     setError(null)
     try {
@@ -156,7 +165,8 @@ export function TokensPage() {
                 />
               )}
             </Field>
-            <button type="submit" class="primary" disabled={busy}>
+            {/* aria-disabled, not disabled, while it waits: a disabled button drops the keyboard's focus. */}
+            <button type="submit" class="primary" aria-disabled={busy}>
               Create token
             </button>
             {me && (
@@ -168,7 +178,9 @@ export function TokensPage() {
         </section>
       )}
       <section aria-labelledby="list-heading">
-        <h2 id="list-heading">Your tokens</h2>
+        <h2 id="list-heading" tabIndex={-1} ref={listHeading}>
+          Your tokens
+        </h2>
         {list.error ? (
           <ErrorNotice error={list.error} retry={list.reload} />
         ) : !list.data ? (
@@ -178,7 +190,7 @@ export function TokensPage() {
         ) : (
           <ul class="list tokens">
             {list.data.map((token) => (
-              <TokenRow key={token.token_id} token={token} onRevoked={list.reload} />
+              <TokenRow key={token.token_id} token={token} onRevoked={revoked} />
             ))}
           </ul>
         )}
