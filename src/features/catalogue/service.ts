@@ -239,7 +239,12 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
       const whole = undecided.length === 0 ? new Map<string, string>() : await search.contents(undecided)
       const items = hits.map(({ prompt: p }, i) => ({
         ...summary(p),
-        snippet: snippets[i] ?? snippet([whole.get(p.id) ?? '', p.description, p.title], terms),
+        snippet:
+          snippets[i] ??
+          (sorted
+            ? // A sorted hit with no word in its text matched by its tags: the snippet relevance shows for that.
+              (snippetOfMatch([whole.get(p.id) ?? ''], terms) ?? snippet([p.description, p.title, p.preview], terms))
+            : snippet([whole.get(p.id) ?? '', p.description, p.title], terms)),
       }))
       return { items, total, limit, offset }
     },
