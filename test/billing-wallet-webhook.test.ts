@@ -63,6 +63,16 @@ describe('signature (offline, with the certificate from PAYPAL-CERT-URL)', () =>
     expect(await outcome(await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(other.user.id))))).toBe('applied')
     expect(paypal.certFetches).toBeLessThanOrEqual(fetches + 1)
   })
+
+  test('an allowed certificate URL that redirects is refused, the redirect not followed: a prefix vouches for its own host only', async () => {
+    const user = await register(t)
+    const body = paypalEvent('PAYMENT.SALE.COMPLETED', sale(user.user.id))
+    const fetches = paypal.certFetches
+    await problem(await p.deliverWallet(body, signPaypal(body, `${paypal.url}/certs/hop`)), 400, 'invalid_signature')
+    // The hop was asked; where it pointed was not.
+    expect(paypal.certFetches).toBe(fetches + 1)
+    expect(await tierOf(t, user)).toBe('free')
+  })
 })
 
 describe('lifetime', () => {

@@ -114,6 +114,11 @@ export function startFakePaypal(port = 0): FakePaypal {
         body = text ? JSON.parse(text) : null
       } catch {}
       fake.requests.push({ method: request.method, path: url.pathname, body, headers: Object.fromEntries(request.headers) })
+      // An allowed URL that redirects (to the real certificate here; to an attacker's anywhere else).
+      if (url.pathname === '/certs/hop') {
+        fake.certFetches++
+        return new Response(null, { status: 302, headers: { location: fake.certUrl } })
+      }
       if (url.pathname.startsWith('/certs/')) {
         fake.certFetches++
         return new Response(cert, { headers: { 'content-type': 'application/x-pem-file' } })

@@ -165,8 +165,10 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
     if (cached && Date.now() - cached.at < CERT_TTL_MS) return cached.key
     if (certificates.size >= CERT_CACHE_SIZE) certificates.clear()
     const key = (async () => {
-      const res = await fetch(certUrl, { signal: AbortSignal.timeout(TIMEOUT_MS) })
-      if (res.status >= 400 && res.status < 500) throw new NoCertificate(`certificate: HTTP ${res.status}`)
+      // Never followed: PAYPAL_CERT_URL_PREFIXES vouches for this URL only, and a redirect from an
+      // allowed host to any other would let anyone sign events with a certificate of their own.
+      const res = await fetch(certUrl, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'manual' })
+      if (res.status >= 300 && res.status < 500) throw new NoCertificate(`certificate: HTTP ${res.status}`)
       if (!res.ok) throw new PaypalAnswer(`certificate: HTTP ${res.status}`)
       const pem = await res.text()
       try {
