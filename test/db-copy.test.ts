@@ -21,6 +21,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('promptlib db copy', () => {
     for (const id of [first, second]) await source.request('/api/user/favorites', { method: 'POST', token: ada.token, json: { prompt_id: id } })
     await source.request(`/api/prompts/${first}`, { token: ada.token })
     await optimizeAll(source, ada.token, { prompt: 'Summarise this meeting in five bullet points.', mode: 'structured' })
+    // A NUL that SQLite keeps in a prompt: PostgreSQL keeps optimizer prompts as bytes, so it travels too.
+    await optimizeAll(source, ada.token, { prompt: 'Before the NUL\u0000after it.', mode: 'enhance' })
     const before = {
       me: await json(await source.request('/api/user/me', { token: ada.token })),
       favorites: await json(await source.request('/api/user/favorites', { token: ada.token })),
@@ -45,6 +47,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('promptlib db copy', () => {
       expect(await get('/api/user/me', pat.token)).toEqual(before.me)
       expect(await get('/api/user/favorites', ada.token)).toEqual(before.favorites)
       expect(await get('/api/optimizer/history', ada.token)).toEqual(before.history)
+      expect(before.history.items.map((h: { prompt: string }) => h.prompt)).toContain('Before the NUL\u0000after it.')
       expect(await get('/api/categories')).toEqual(before.categories)
       const search = await get('/api/search?q=email')
       expect(search.total).toBe(before.search.total)

@@ -104,12 +104,15 @@ function rowName(row: Record<string, unknown> & { rowid: number }): string {
 /**
  * What SQLite keeps and PostgreSQL refuses, named before the copy is refused as a whole: a NUL
  * (U+0000) in text or JSON, a date outside the years 1-9999 (or none at all: epoch milliseconds
- * beyond JavaScript's range), which postgres-js cannot send as a timestamp.
+ * beyond JavaScript's range), which postgres-js cannot send as a timestamp. A column PostgreSQL
+ * keeps as bytes (`bytea`: an optimizer prompt) takes a NUL like any other character.
  */
-function unstorable(row: Record<string, unknown>, table: SQLiteTable): string | null {
+function unstorable(row: Record<string, unknown>, table: SQLiteTable, target: PgTable): string | null {
   const columns = getTableColumns(table)
+  const targetColumns = getTableColumns(target)
   for (const [key, value] of Object.entries(row)) {
     const column = columns[key]?.name ?? key
+    if (targetColumns[key]?.getSQLType() === 'bytea') continue
     if (value instanceof Date) {
       const year = value.getUTCFullYear()
       if (Number.isNaN(year) || year < 1 || year > 9999) return `column ${column} holds a date out of the range 0001-9999`
@@ -155,7 +158,7 @@ async function copyTables(source: SqliteStorage, target: PgStorage, tables: SQLi
         if (rows.length === 0) break
         after = rows[rows.length - 1]!.rowid
         for (const row of rows) {
-          const problem = unstorable(row, table)
+          const problem = unstorable(row, table, pgTable)
           if (problem) throw new CopyError(`table "${name}", row ${rowName(row)}: ${problem}, which PostgreSQL cannot store; ${NOTHING_COPIED}`)
         }
         try {
