@@ -239,6 +239,34 @@ export function useApi<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkno
   return { ...state, reload: () => setRound((r) => r + 1), set: (data) => setState({ data, error: null, loading: false }) }
 }
 
+/** A labelled select of [value, label] options (the filters and orders of listings and search). */
+export function SelectField({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string
+  label: string
+  value: string
+  options: readonly (readonly [string, string])[]
+  onChange: (value: string) => void
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {options.map(([option, text]) => (
+          <option key={option} value={option}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
 /** A form field: a label tied to its control, a hint and an error read with it (aria-describedby). */
 export function Field({
   id,

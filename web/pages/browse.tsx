@@ -2,7 +2,7 @@
 // tag, an order and pages, all kept in the address (so a filtered list can be shared or bookmarked).
 import { ApiError, type Category, getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
 import { navigate, useLocation, withQuery } from '../router'
-import { ErrorNotice, Loading, Page, Pager, useApi, useLastPage } from '../ui'
+import { ErrorNotice, Loading, Page, Pager, SelectField, useApi, useLastPage } from '../ui'
 import { PromptCard } from './cards'
 
 // The tree changes only when an operator imports: loaded once per visit.
@@ -105,31 +105,20 @@ export function CategoryPage({ id }: { id: string }) {
   return (
     <Page title={c.name} lead={c.description}>
       <form class="filters" aria-label="Filter and order" onSubmit={(e) => e.preventDefault()}>
-        <div class="field">
-          <label for="filter-sub">Subcategory</label>
-          <select id="filter-sub" value={sub} onChange={(e) => change({ sub: e.currentTarget.value })}>
-            <option value="">All ({c.prompt_count})</option>
-            {c.subcategories.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name} ({s.prompt_count})
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-sort">Order</label>
-          <select
-            id="filter-sort"
-            value={sort}
-            onChange={(e) => change({ sort: e.currentTarget.value === 'popular' ? null : e.currentTarget.value })}
-          >
-            {SORTS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="filter-sub"
+          label="Subcategory"
+          value={sub}
+          options={[['', `All (${c.prompt_count})`], ...c.subcategories.map((s) => [s.id, `${s.name} (${s.prompt_count})`] as const)]}
+          onChange={(value) => change({ sub: value })}
+        />
+        <SelectField
+          id="filter-sort"
+          label="Order"
+          value={sort}
+          options={SORTS}
+          onChange={(value) => change({ sort: value === 'popular' ? null : value })}
+        />
         {tag && (
           <p class="active-filter">
             Tag: <strong>#{tag}</strong>{' '}

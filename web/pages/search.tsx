@@ -4,7 +4,7 @@
 // or in a listing's order.
 import { getJson, type Page as ApiPage, type PromptSummary, query } from '../api'
 import { navigate, useLocation, withQuery } from '../router'
-import { ErrorNotice, Page, Pager, useApi, useLastPage } from '../ui'
+import { ErrorNotice, Page, Pager, SelectField, useApi, useLastPage } from '../ui'
 import { categories, SORTS } from './browse'
 import { PromptCard } from './cards'
 
@@ -28,43 +28,28 @@ export function SearchPage() {
   )
   const data = results.data
   const beyond = useLastPage(results.loading ? undefined : data?.page.total, LIMIT, offset, (o) => withQuery(loc, { offset: o || null }))
+  const change = (changes: Record<string, string | null>) => navigate(withQuery(loc, { ...changes, offset: null }), { replace: true })
   return (
     <Page title={q.trim() ? `Search: ${q.trim()}` : 'Search'}>
       <form class="filters" aria-label="Search filters" onSubmit={(e) => e.preventDefault()}>
-        <div class="field">
-          <label for="search-category">Category</label>
-          <select
-            id="search-category"
-            value={category}
-            onChange={(e) => navigate(withQuery(loc, { category: e.currentTarget.value, offset: null }), { replace: true })}
-          >
-            <option value="">All categories</option>
-            {tree.data?.items.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="search-sort">Order</label>
-          <select
-            id="search-sort"
-            value={sort}
-            onChange={(e) => navigate(withQuery(loc, { sort: e.currentTarget.value, offset: null }), { replace: true })}
-          >
-            <option value="">Best match</option>
-            {SORTS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="search-category"
+          label="Category"
+          value={category}
+          options={[['', 'All categories'], ...(tree.data?.items ?? []).map((c) => [c.id, c.name] as const)]}
+          onChange={(value) => change({ category: value })}
+        />
+        <SelectField
+          id="search-sort"
+          label="Order"
+          value={sort}
+          options={[['', 'Best match'], ...SORTS]}
+          onChange={(value) => change({ sort: value })}
+        />
         {tag && (
           <p class="active-filter">
             Tag: <strong>#{tag}</strong>{' '}
-            <button type="button" class="link-button" onClick={() => navigate(withQuery(loc, { tag: null, offset: null }), { replace: true })}>
+            <button type="button" class="link-button" onClick={() => change({ tag: null })}>
               Show all tags
             </button>
           </p>
