@@ -627,8 +627,8 @@ describe('GET /api/search', async () => {
     const last = await json(await many.request('/api/search?q=capybara&limit=100&offset=990'))
     expect(last.items).toHaveLength(10)
     expect((await json(await many.request('/api/search?q=capybara&offset=1000'))).items).toEqual([])
-    // Sorted, the pages are the first 1,000 of every match in that order (all of them are sorted).
-    const byTitle = Array.from({ length: 1010 }, (_, i) => `Bulk item ${i}`).sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }))
+    // Sorted, the pages are the newest 1,000 matches in that order: the 10 added first are left out.
+    const byTitle = Array.from({ length: 1000 }, (_, i) => `Bulk item ${i + 10}`).sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }))
     const sortedTail = await json(await many.request('/api/search?q=capybara&sort=title&limit=100&offset=990'))
     expect(sortedTail.total).toBe(1000)
     expect(sortedTail.items.map((p: { title: string }) => p.title)).toEqual(byTitle.slice(990, 1000))
