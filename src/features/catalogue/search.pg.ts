@@ -4,7 +4,7 @@
 // ts_rank_cd) and `words` (the distinct words of the head and the content: what matches).
 // Filters are WHERE clauses. The catalogue store's write path writes the rows (searchRow);
 // triggers add their words to prompt_words, where an unfinished last word finds its completions.
-import { desc, eq, gt, type SQL, sql } from 'drizzle-orm'
+import { gt, type SQL, sql } from 'drizzle-orm'
 import type { PgStorage } from '../../db/storage'
 import { tsquery, weightedVector, wordSet } from '../../lib/search/tsquery'
 import { joinTags, splitTags } from '../../lib/text'
@@ -116,29 +116,57 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
   }
 
   /**
-   * A search in a listing's order (`matching`: its WHERE): up to `cap` matches counted, and beside
-   * that count the page of the newest SORTED_MATCH_CAP matches in that order, with their summaries.
+   * The newest `wanted` prompts whose words match `query` (and `also`, a WHERE continuation),
+   * newest first, gathered window by window (a few windows, then whatever is older in one
+   * statement): the index intersects each window with the words, where "the newest matches" of a
+   * common word visited every match first (bench-search.ts).
    */
-  async function sortedPage(matching: SQL, sort: Sort, { limit, offset }: Page, cap: number) {
+  async function newestMatching(query: SQL, also: SQL, wanted: number, newest: number): Promise<number[]> {
     const s = promptSearch
-    if (offset >= cap) limit = 0
-    const newest = planned.select({ seq: s.promptSeq }).from(s).where(matching).orderBy(desc(s.promptSeq)).limit(SORTED_MATCH_CAP).as('m')
-    const [[counted], rows] = await Promise.all([
-      planned.execute(sql`SELECT count(*)::int AS n, ${revisionNow} AS revision FROM (SELECT 1 FROM ${s} WHERE ${matching} LIMIT ${cap}) m`),
-      limit === 0
-        ? []
-        : planned
-            .select(summaryColumns)
-            .from(newest)
-            .innerJoin(prompts, eq(prompts.seq, newest.seq))
-            .orderBy(...LISTING_ORDER[sort])
-            .limit(Math.min(limit, cap - offset))
-            .offset(offset),
-    ])
-    const { n: total, revision } = counted as unknown as { n: number; revision: string }
-    // The page may hold matches past the count when an import came between the two statements.
-    const hits = rows.slice(0, Math.max(0, Math.min(limit, total - offset))).map((row) => ({ prompt: record(row) }))
-    return { answer: { total, hits }, revisions: [Number(revision)] }
+    const found: number[] = []
+    const take = async (where: SQL) => {
+      const rows = await planned.execute(sql`
+        SELECT ${s.promptSeq} AS seq FROM ${s} WHERE ${where}${also} ORDER BY ${s.promptSeq} DESC LIMIT ${wanted - found.length}`)
+      for (const r of rowsOf<{ seq: string }>(rows)) found.push(Number(r.seq))
+    }
+    let window = Math.floor(newest / WINDOW)
+    for (let tries = 0; window >= 0 && tries < WINDOWS_TRIED && found.length < wanted; window--, tries++)
+      await take(sql`${s.words} @@ (${query} && ${windowTerm(window)})`)
+    if (window >= 0 && found.length < wanted) await take(sql`${s.words} @@ ${query} AND ${s.promptSeq} < ${(window + 1) * WINDOW}`)
+    return found
+  }
+
+  /**
+   * A search in a listing's order: up to `cap` matches counted, every one named when fewer (a rare
+   * word), else the newest SORTED_MATCH_CAP gathered by windows; then a page of them in that order.
+   * 100,000 prompts, through the server: a word in every prompt took 71 ms when its newest matches
+   * were one statement that visited every match, 17 ms by windows; rarer words 15–30 ms either way.
+   */
+  async function sortedPage(query: SQL, filter: SQL, sort: Sort, { limit, offset }: Page, cap: number) {
+    const s = promptSearch
+    const [counted] = rowsOf<{ n: number; seqs: string[] | null; newest: string | null; revision: string }>(
+      await planned.execute(sql`
+        SELECT count(*)::int AS n, CASE WHEN count(*) < ${cap} THEN array_agg(seq) END AS seqs,
+               (SELECT max(${s.promptSeq}) FROM ${s}) AS newest, ${revisionNow} AS revision
+        FROM (SELECT ${s.promptSeq} AS seq FROM ${s} WHERE ${s.words} @@ ${query}${filter} LIMIT ${cap}) m`),
+    )
+    const total = counted?.n ?? 0
+    const revisions = [Number(counted?.revision)]
+    if (offset >= total) return { answer: { total, hits: [] }, revisions }
+    const seqs = counted?.seqs
+      ? counted.seqs
+          .map(Number)
+          .sort((a, b) => b - a)
+          .slice(0, SORTED_MATCH_CAP)
+      : await newestMatching(query, filter, SORTED_MATCH_CAP, Number(counted?.newest ?? 0))
+    const rows = await planned
+      .select(summaryColumns)
+      .from(prompts)
+      .where(sql`${prompts.seq} = ANY(${sql.param(seqs)}::bigint[])`)
+      .orderBy(...LISTING_ORDER[sort])
+      .limit(Math.min(limit, total - offset))
+      .offset(offset)
+    return { answer: { total, hits: rows.map((row) => ({ prompt: record(row) })) }, revisions }
   }
 
   /** One search with these completions of the last word, and the catalogue revision each statement ran at. */
@@ -157,7 +185,7 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
     if (tag !== undefined)
       filters.push(sql` AND EXISTS (SELECT 1 FROM ${promptTags} WHERE ${promptTags.promptSeq} = ${s.promptSeq} AND ${promptTags.tag} = ${tag})`)
     const filter = sql.join(filters)
-    if (sort !== undefined) return sortedPage(sql`${s.words} @@ ${query}${filter}`, sort, { limit, offset }, cap)
+    if (sort !== undefined) return sortedPage(query, filter, sort, { limit, offset }, cap)
 
     // Every candidate costs PostgreSQL a visit to its row (a GIN index answers only with a
     // bitmap; 2–4 µs a row here), so the statements visit as few as they can, side by side on
@@ -195,23 +223,12 @@ export function pgPromptSearch(storage: PgStorage): PromptSearch {
         const contentOnly = (matches?.seqs ?? []).map(Number).filter((seq) => !head.has(seq))
         contentSeqs = contentOnly.sort((a, b) => b - a).slice(tailOffset, tailOffset + wanted)
       } else {
-        // At least `cap` matches: the content-only ones that make the page, newest first,
-        // gathered window by window (a few windows, then whatever is older in one statement).
-        const content = (where: SQL) =>
-          planned.execute(sql`
-            SELECT ${s.promptSeq} AS seq FROM ${s}
-            WHERE ${where} AND NOT (${s.head} @@ ${query})${filter}
-            ORDER BY ${s.promptSeq} DESC LIMIT ${tailOffset + wanted - contentSeqs.length}`)
-        let window = Math.floor(Number(heads?.newest ?? 0) / WINDOW)
-        for (let tries = 0; window >= 0 && tries < WINDOWS_TRIED && contentSeqs.length < tailOffset + wanted; window--, tries++) {
-          for (const r of rowsOf<{ seq: string }>(await content(sql`${s.words} @@ (${query} && ${windowTerm(window)})`)))
-            contentSeqs.push(Number(r.seq))
-        }
-        if (window >= 0 && contentSeqs.length < tailOffset + wanted) {
-          const older = sql`${s.words} @@ ${query} AND ${s.promptSeq} < ${(window + 1) * WINDOW}`
-          for (const r of rowsOf<{ seq: string }>(await content(older))) contentSeqs.push(Number(r.seq))
-        }
-        contentSeqs = contentSeqs.slice(tailOffset, tailOffset + wanted)
+        // At least `cap` matches: the content-only ones that make the page, newest first.
+        const contentOnly = sql` AND NOT (${s.head} @@ ${query})${filter}`
+        contentSeqs = (await newestMatching(query, contentOnly, tailOffset + wanted, Number(heads?.newest ?? 0))).slice(
+          tailOffset,
+          tailOffset + wanted,
+        )
       }
     }
     const seqs = [...headSeqs, ...contentSeqs]
