@@ -231,6 +231,22 @@ describe('stopping a call', () => {
     })
   }
 
+  test('two clients on one token with the same request id: a cancellation naming that id stops neither (it cannot tell whose)', async () => {
+    fake.script = { tokens: ['a ', 'b ', 'c ', 'd'], tokenDelayMs: 60 }
+    const owner = await starterUser()
+    const before = fake.requests.length
+    const calls = [postCall(owner.token, 1, GOOD, new AbortController().signal), postCall(owner.token, 1, GOOD, new AbortController().signal)]
+    await fake.waitForRequests(before + 2)
+    const cancel = await fetch(`${server.url}/api/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, accept: MCP_ACCEPT, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
+    })
+    expect(cancel.status).toBe(202)
+    for (const call of calls) expect((await json(await call)).result.structuredContent.optimized_prompt).toBe('a b c d')
+    expect((await history(owner.token)).map((h: { status: string }) => h.status)).toEqual(['completed', 'completed'])
+  })
+
   test('a cancellation sent with another user’s token stops nothing', async () => {
     fake.script = { tokens: ['a ', 'b ', 'c ', 'd'], tokenDelayMs: 40 }
     const owner = await starterUser()

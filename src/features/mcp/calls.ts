@@ -1,8 +1,9 @@
 // The tool calls in flight on this instance, so a client's `notifications/cancelled` (which
 // arrives in a POST of its own) can stop the call it names. A JSON-RPC id is unique only per
 // client, so calls are keyed by the credential too: a cancellation never reaches another user's
-// call, and one that matches several calls of the same credential with the same id stops all of
-// them. Process memory, deliberately: a call runs in this process, and only this process can stop
+// call. Two clients sharing one token (an editor and a CLI, say) both count their ids from 0, so a
+// cancellation that matches several calls cannot tell whose it is: it stops none, rather than
+// someone else's (each client's own closed HTTP request still stops its call). Process memory, deliberately: a call runs in this process, and only this process can stop
 // it. Behind a load balancer a cancellation that lands on another instance finds nothing here
 // (docs/mcp.md); closing the HTTP request stops a call wherever it runs.
 
@@ -38,12 +39,12 @@ export function createCallRegistry() {
       }
     },
 
-    /** Stops the calls of `credential` with this id; returns how many there were. */
+    /** Stops the call of `credential` with this id when it is the only one; returns how many it stopped. */
     cancel(credential: string, id: string | number): number {
       const set = calls.get(keyOf(credential, id))
-      if (!set) return 0
+      if (!set || set.size !== 1) return 0
       for (const controller of set) controller.abort()
-      return set.size
+      return 1
     },
 
     /** how many calls are in flight (tests) */
