@@ -164,17 +164,17 @@ function scopes(env: Env, name: string): string[] | undefined {
 
 function oauthProvider(env: Env, letter: 'A' | 'B'): OAuthProviderConfig | null {
   const p = `OAUTH_${letter}_`
-  const creds = pair(env, `${p}CLIENT_ID`, `${p}CLIENT_SECRET`)
-  if (!creds) return null
-  return {
-    clientId: creds[0],
-    clientSecret: creds[1],
+  // Checked even while the provider is off: a bad value set now would only surface when it is turned on.
+  const settings = {
     authorizeUrl: url(env, `${p}AUTHORIZE_URL`),
     tokenUrl: url(env, `${p}TOKEN_URL`),
     userinfoUrl: url(env, `${p}USERINFO_URL`),
     emailsUrl: url(env, `${p}EMAILS_URL`),
     scopes: scopes(env, `${p}SCOPES`),
   }
+  const creds = pair(env, `${p}CLIENT_ID`, `${p}CLIENT_SECRET`)
+  if (!creds) return null
+  return { clientId: creds[0], clientSecret: creds[1], ...settings }
 }
 
 /**
@@ -261,6 +261,8 @@ export function loadConfig(env: Env = process.env): Config {
       )
     }
   }
+  // Checked even while PayPal is off, like every URL setting.
+  const paypalApiBase = url(env, 'PAYPAL_API_BASE', PAYPAL_LIVE)!
   const smtpUrl = read(env, 'SMTP_URL')
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://')
@@ -295,7 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: paypalKeys[0],
       clientSecret: paypalKeys[1],
       webhookId: read(env, 'PAYPAL_WEBHOOK_ID'),
-      apiBase: url(env, 'PAYPAL_API_BASE', PAYPAL_LIVE)!,
+      apiBase: paypalApiBase,
       plans: { starter: read(env, 'PAYPAL_PLAN_STARTER'), pro: read(env, 'PAYPAL_PLAN_PRO') },
       certUrlPrefixes,
     },

@@ -82,6 +82,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OAUTH_B_CLIENT_SECRET: 's' })).toThrow('OAUTH_B_CLIENT_ID')
   })
 
+  test('a provider URL that is no URL is refused, naming it, even while that provider is off', () => {
+    for (const name of ['OAUTH_A_AUTHORIZE_URL', 'OAUTH_B_TOKEN_URL', 'OAUTH_A_USERINFO_URL', 'OAUTH_B_EMAILS_URL', 'PAYPAL_API_BASE'])
+      expect(() => loadConfig({ [name]: 'nope' }), name).toThrow(name)
+    expect(loadConfig({ OAUTH_A_AUTHORIZE_URL: 'https://example.com/authorize' }).oauth.a).toBeNull()
+  })
+
   test('providers are read when configured', () => {
     const c = loadConfig({
       OAUTH_A_CLIENT_ID: 'id',
