@@ -264,7 +264,7 @@ describe('subscriptions', () => {
     ])
     expect(mail!.subject).toBe('Your promptlib subscription is cancelled')
     expect(mail!.body_text).toContain(`You keep its features until ${iso(end).slice(0, 10)}`)
-    expect(mail!.body_text).toContain('then your account is on the free tier.')
+    expect(mail!.body_text).toContain('Anything else on your account (lifetime access, another subscription) is not affected.')
     // The period ends (moved into the past here): free on the next read, before any sweep.
     const past = new Date(Date.now() - 1000)
     await sqlRun(t.storage, 'UPDATE users SET tier_until = $1 WHERE id = $2', [past, user.user.id])
@@ -308,13 +308,13 @@ describe('subscriptions', () => {
     )
     await p.deliverWallet(paypalEvent('PAYMENT.SALE.COMPLETED', sale(buyer.user.id)))
     await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', walletSubscription(older, buyer.user.id, { next: null })))
-    // The notice tells a lifetime buyer the truth: nothing is lost.
+    // The notice tells a lifetime buyer the truth: it speaks of that subscription only, never of "free".
     const notices = await sqlRows<{ body_text: string }>(
       t.storage,
       "SELECT body_text FROM mail_outbox WHERE user_id = $1 AND subject LIKE '%cancelled'",
       [buyer.user.id],
     )
-    expect(notices.map((n) => n.body_text)).toEqual([expect.stringContaining('Your lifetime access is not affected.')])
+    expect(notices.map((n) => n.body_text)).toEqual([expect.stringContaining('(lifetime access, another subscription) is not affected')])
     expect(notices[0]!.body_text).not.toContain('free tier')
     await sqlRun(t.storage, 'UPDATE subscriptions SET current_period_end = $1 WHERE provider_subscription_id = $2', [
       new Date(Date.now() - 1000),

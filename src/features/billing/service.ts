@@ -58,16 +58,11 @@ const money = (amount: string, currency: string) => `${amount} ${currency}`
 export function createBillingService({ store, transaction, accounts, mail, card, wallet, settings, log }: BillingDeps) {
   const billingUrl = (status: string) => `${settings.frontendUrl}/billing?status=${status}`
 
-  /** The user's tier at `at` by what they bought (and the change that follows it). */
-  async function tierPlan(userId: string, currentTier: Tier, at: number, tx: Tx) {
-    const subscriptions = await store.subscriptionsOf(userId, tx)
-    const lifetime = (await store.lifetimeProvider(userId, tx)) !== null
-    return planTier({ lifetime, currentTier, subscriptions }, at)
-  }
-
   /** Recomputes the user's tier from what they bought and writes it (with the change that follows). */
   async function syncTier(userId: string, currentTier: Tier, tx: Tx): Promise<void> {
-    const plan = await tierPlan(userId, currentTier, Date.now(), tx)
+    const subscriptions = await store.subscriptionsOf(userId, tx)
+    const lifetime = (await store.lifetimeProvider(userId, tx)) !== null
+    const plan = planTier({ lifetime, currentTier, subscriptions }, Date.now())
     await accounts.setTier(userId, plan.tier, tx, plan.next)
   }
 
@@ -170,19 +165,18 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     let mailed = false
     if (effect.notify && next.status === 'canceled' && next.version === change.version) {
       const end = periodEndOf(next)
-      const keeps = end !== null && grantsAt(next, Date.now())
-      // What the account is once this subscription stops: lifetime, another subscription's tier, or free.
-      const after = (await tierPlan(userId, user.tier, keeps ? end.getTime() : Date.now(), tx)).tier
+      // About this subscription only: what else the account holds (lifetime access, another
+      // subscription) may still be on its way in other events, and the notice must read the same
+      // whatever order they arrive in (scripts/storm.ts compares it with a serial replay).
       mailed = await queueMail(
         user,
         `cancelled:${change.provider}:${change.subscriptionId}`,
         'Your promptlib subscription is cancelled',
         `Hello ${user.name},\n\nyour promptlib ${next.tier ?? ''} subscription has been cancelled.\n` +
-          (after === 'lifetime'
-            ? 'Your lifetime access is not affected.\n'
-            : keeps
-              ? `You keep its features until ${end.toISOString().slice(0, 10)} (the end of the period you paid for); then your account is on the ${after} tier.\n`
-              : `Your account is now on the ${after} tier.\n`),
+          (end && grantsAt(next, Date.now())
+            ? `You keep its features until ${end.toISOString().slice(0, 10)} (the end of the period you paid for).\n`
+            : 'Its features have ended.\n') +
+          'Anything else on your account (lifetime access, another subscription) is not affected.\n',
         tx,
       )
     }
