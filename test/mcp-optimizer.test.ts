@@ -47,6 +47,14 @@ function postCall(token: string, id: number, args: Record<string, unknown>, sign
   })
 }
 
+/** A client's notifications/cancelled for `requestId`, sent with `token` in a POST of its own. */
+const sendCancel = (token: string, requestId: number) =>
+  fetch(`${server.url}/api/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, accept: MCP_ACCEPT, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }),
+  })
+
 describe('optimize_prompt', () => {
   test('the rewritten prompt, saved in the optimizer history and counted against the same daily quota as the REST stream', async () => {
     fake.script = {}
@@ -237,11 +245,7 @@ describe('stopping a call', () => {
     const before = fake.requests.length
     const calls = [postCall(owner.token, 1, GOOD, new AbortController().signal), postCall(owner.token, 1, GOOD, new AbortController().signal)]
     await fake.waitForRequests(before + 2)
-    const cancel = await fetch(`${server.url}/api/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${owner.token}`, accept: MCP_ACCEPT, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
-    })
+    const cancel = await sendCancel(owner.token, 1)
     expect(cancel.status).toBe(202)
     for (const call of calls) expect((await json(await call)).result.structuredContent.optimized_prompt).toBe('a b c d')
     expect((await history(owner.token)).map((h: { status: string }) => h.status)).toEqual(['completed', 'completed'])
@@ -254,11 +258,7 @@ describe('stopping a call', () => {
     const before = fake.requests.length
     const call = postCall(owner.token, 42, GOOD, new AbortController().signal)
     await fake.waitForRequests(before + 1)
-    const cancel = await fetch(`${server.url}/api/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${other.token}`, accept: MCP_ACCEPT, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 42 } }),
-    })
+    const cancel = await sendCancel(other.token, 42)
     expect(cancel.status).toBe(202)
     expect((await json(await call)).result.structuredContent.optimized_prompt).toBe('a b c d')
     expect((await history(owner.token))[0].status).toBe('completed')

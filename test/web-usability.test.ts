@@ -98,6 +98,18 @@ async function expectFocus(page: Page, expected: string): Promise<void> {
 
 const refuse = (route: Route) => route.abort('connectionrefused')
 
+/** Requests of `method` to `pattern` answered 400 ms late (a slow server); `sent()` counts them. */
+async function slowed(context: BrowserContext, pattern: string, method: string): Promise<{ sent: () => number }> {
+  let count = 0
+  await context.route(pattern, async (route) => {
+    if (route.request().method() !== method) return route.fallback()
+    count++
+    await Bun.sleep(400)
+    await route.fallback()
+  })
+  return { sent: () => count }
+}
+
 const problemBody = (status: number, code: string, detail: string) => ({
   status,
   contentType: 'application/problem+json',
@@ -226,18 +238,12 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await expectFocus(page, 'button Revoke…')
 
     // A slow answer: pressing again while the first revoke is out sends nothing more.
-    let deletes = 0
-    await context.route('**/api/user/tokens/*', async (route) => {
-      if (route.request().method() !== 'DELETE') return route.fallback()
-      deletes++
-      await Bun.sleep(400)
-      await route.fallback()
-    })
+    const deletes = await slowed(context, '**/api/user/tokens/*', 'DELETE')
     await page.keyboard.press('Enter')
     await page.keyboard.press('Enter')
     await page.keyboard.press('Enter')
     await page.getByText('No tokens yet.').waitFor()
-    expect(deletes).toBe(1)
+    expect(deletes.sent()).toBe(1)
     // The row went with its buttons: the focus waits on the list's heading; the refusal it lifted went too.
     await expectFocus(page, 'h2#list-heading Your tokens')
     expect(await limit.count()).toBe(0)
@@ -358,19 +364,13 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     const listed = (await (await t.request('/api/categories/coding/prompts?limit=1')).json()) as { items: { id: string; title: string }[] }
     await page.goto(`${base}/p/${listed.items[0]!.id}`)
     await h1(page, listed.items[0]!.title)
-    let posts = 0
-    await context.route('**/api/user/favorites', async (route) => {
-      if (route.request().method() !== 'POST') return route.fallback()
-      posts++
-      await Bun.sleep(400)
-      await route.fallback()
-    })
+    const posts = await slowed(context, '**/api/user/favorites', 'POST')
     const add = page.getByRole('button', { name: 'Add to favorites' })
     await add.focus()
     await page.keyboard.press('Enter')
     await page.keyboard.press('Enter')
     await page.locator('button[aria-pressed="true"]', { hasText: 'Favorite' }).waitFor()
-    expect(posts).toBe(1)
+    expect(posts.sent()).toBe(1)
     await expectFocus(page, 'button ★ Favorite')
     expect(problems).toEqual([])
   }, 30_000)
@@ -391,18 +391,12 @@ describe.skipIf(!haveChromium)('the web app, used', () => {
     await page.getByRole('alert').getByText('The server could not be reached').waitFor()
     await context.unroute('**/api/user/favorites/*', refuse)
 
-    let deletes = 0
-    await context.route('**/api/user/favorites/*', async (route) => {
-      if (route.request().method() !== 'DELETE') return route.fallback()
-      deletes++
-      await Bun.sleep(400)
-      await route.fallback()
-    })
+    const deletes = await slowed(context, '**/api/user/favorites/*', 'DELETE')
     await remove.first().focus()
     await page.keyboard.press('Enter')
     await page.keyboard.press('Enter')
     await page.waitForFunction(() => document.querySelectorAll('.card.favorite').length === 1)
-    expect(deletes).toBe(1)
+    expect(deletes.sent()).toBe(1)
     await expectFocus(page, 'h1 Favorites')
     expect(problems).toEqual([])
   }, 20_000)
