@@ -213,6 +213,8 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
       if (!terms) return empty
       const tag = filters.tag === undefined ? undefined : slugify(filters.tag)
       if (tag === '') return empty
+      // Relevance is the absence of a listing order.
+      const sort = filters.sort === 'relevance' ? undefined : filters.sort
       const { total, hits } = await search.search(
         {
           terms,
@@ -220,7 +222,7 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
           subcategoryId: filters.subcategory,
           tag,
           type: filters.type,
-          sort: filters.sort === 'relevance' ? undefined : filters.sort,
+          sort,
         },
         { limit, offset },
         SEARCH_COUNT_CAP,
@@ -229,11 +231,10 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
       // there first; a content-only match's from its content, or the start of it when that decides
       // it. A sorted search's hit may be either: from its description or title when they hold a
       // word, else as a content-only match's.
-      const sorted = filters.sort !== undefined && filters.sort !== 'relevance'
       const snippets = hits.map(({ prompt: p, content, contentStart }) => {
         if (contentStart !== undefined) return snippetOfStart(contentStart, [p.description, p.title], terms)
         if (content !== undefined) return snippet([content, p.description, p.title], terms)
-        return sorted ? snippetOfMatch([p.description, p.title], terms) : snippet([p.description, p.title, p.preview], terms)
+        return sort ? snippetOfMatch([p.description, p.title], terms) : snippet([p.description, p.title, p.preview], terms)
       })
       const undecided = hits.filter((_, i) => snippets[i] === null).map((h) => h.prompt.id)
       const whole = undecided.length === 0 ? new Map<string, string>() : await search.contents(undecided)
@@ -241,7 +242,7 @@ export function createCatalogueService({ store, search, usage }: CatalogueDeps) 
         ...summary(p),
         snippet:
           snippets[i] ??
-          (sorted
+          (sort
             ? // A sorted hit with no word in its text matched by its tags: the snippet relevance shows for that.
               (snippetOfMatch([whole.get(p.id) ?? ''], terms) ?? snippet([p.description, p.title, p.preview], terms))
             : snippet([whole.get(p.id) ?? '', p.description, p.title], terms)),
