@@ -332,6 +332,48 @@ describe('idempotency and order', () => {
     expect(await outcome(await p.deliverCard(sameSecond))).toBe('stale')
   })
 
+  test('a subscription on a price this server does not sell, without a tier in its metadata, is ignored and logged; one stored earlier is not', async () => {
+    const user = await register(t)
+    const customer = `cus_${crypto.randomUUID()}`
+    await p.deliverCard(checkoutCompleted(user.user, 'pro', { customer, created: Math.floor(Date.now() / 1000) - 100 }))
+    const foreign = `sub_${crypto.randomUUID()}`
+    const object = subscriptionObject(foreign, { customer, price: 'price_someone_elses', periodEnd: Date.now() + 30 * DAY })
+    expect(await outcome(await p.deliverCard(subscriptionEvent('created', object)))).toBe('ignored')
+    expect(t.log.lines().some((l) => l.level === 'warn' && l.plan === 'price_someone_elses')).toBe(true)
+    expect(await sqlRows(t.storage, 'SELECT id FROM subscriptions WHERE provider_subscription_id = $1', [foreign])).toEqual([])
+    // The checkout's own subscription moved to a price no longer configured is still promptlib's: its deletion applies.
+    const [{ provider_subscription_id: ours }] = (await sqlRows(t.storage, 'SELECT provider_subscription_id FROM subscriptions WHERE user_id = $1', [
+      user.user.id,
+    ])) as [{ provider_subscription_id: string }]
+    const moved = subscriptionObject(ours, { customer, status: 'canceled', price: 'price_retired' })
+    expect(await outcome(await p.deliverCard(subscriptionEvent('deleted', moved)))).toBe('applied')
+    expect(await tierOf(t, user)).toBe('free')
+  })
+
+  // Checkout sends customer.subscription.created (incomplete), .updated (active) and
+  // checkout.session.completed, often within one second, and Stripe's ids within a second are not
+  // in time order: with creation ranked as an update, the incomplete creation won by its id.
+  test('a paid checkout whose subscription was created incomplete and activated in the same second ends active, whatever the ids', async () => {
+    for (const [createdId, updatedId] of [
+      ['evt_1Qzzz', 'evt_1Qaaa'],
+      ['evt_1Qaaa', 'evt_1Qzzz'],
+    ]) {
+      const user = await register(t)
+      const sub = `sub_${crypto.randomUUID()}`
+      const customer = `cus_${crypto.randomUUID()}`
+      const second = Math.floor(Date.now() / 1000) - 5
+      const object = (status: string) => subscriptionObject(sub, { customer, status, userId: user.user.id, periodEnd: Date.now() + 30 * DAY })
+      const suffix = crypto.randomUUID().slice(0, 8)
+      expect(
+        await outcome(await p.deliverCard(subscriptionEvent('created', object('incomplete'), { created: second, id: createdId + suffix }))),
+      ).toBe('applied')
+      await p.deliverCard(subscriptionEvent('updated', object('active'), { created: second, id: updatedId + suffix }))
+      await p.deliverCard(checkoutCompleted(user.user, 'pro', { subscription: sub, customer, created: second }))
+      expect(await tierOf(t, user)).toBe('pro')
+      expect((await subscriptionOf(t, user)).status).toBe('active')
+    }
+  })
+
   // Found by scripts/storm.ts: Stripe does not promise order, and a renewal's invoice.paid can
   // arrive before the checkout that links the customer. It was answered 200 unknown_user, so
   // Stripe never sent it again, and the payment was lost.

@@ -232,7 +232,42 @@ describe('subscriptions', () => {
     )
     expect(await outcome(res)).toBe('ignored')
     expect(await tierOf(t, other)).toBe('free')
-    expect(t.log.lines().some((l) => l.msg === 'payment event ignored' && String(l.reason).includes('P-UNKNOWN'))).toBe(true)
+    // Logged where an operator sees it (contract section 8): a mistyped PAYPAL_PLAN_* leaves payers without their tier.
+    expect(t.log.lines().some((l) => l.level === 'warn' && l.plan === 'P-UNKNOWN')).toBe(true)
+  })
+
+  test('any later event of a subscription on a plan this server does not sell changes nothing: no row, no e-mail, no view', async () => {
+    const user = await register(t)
+    const subId = `I-${crypto.randomUUID()}`
+    const foreign = walletSubscription(subId, user.user.id, { plan: 'P-NOT-OURS' })
+    expect(await outcome(await p.deliverWallet(paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', foreign)))).toBe('ignored')
+    for (const type of ['BILLING.SUBSCRIPTION.SUSPENDED', 'BILLING.SUBSCRIPTION.CANCELLED', 'BILLING.SUBSCRIPTION.EXPIRED'])
+      expect(await outcome(await p.deliverWallet(paypalEvent(type, { ...foreign, status: 'CANCELLED' })))).toBe('ignored')
+    expect(await subscriptionOf(t, user)).toMatchObject({ tier: 'free', status: 'none', provider: null })
+    expect(await sqlRows(t.storage, 'SELECT id FROM subscriptions WHERE user_id = $1', [user.user.id])).toEqual([])
+    expect(await sqlRows(t.storage, 'SELECT id FROM mail_outbox WHERE user_id = $1', [user.user.id])).toEqual([])
+    expect(t.log.lines().filter((l) => l.level === 'warn' && l.plan === 'P-NOT-OURS')).toHaveLength(4)
+  })
+
+  test('a cancellation that names no plan and comes before its activation: the notice reads as it would in order', async () => {
+    const notices: string[] = []
+    for (const order of ['in order', 'cancellation first']) {
+      const user = await register(t, { name: 'Same Name' })
+      const subId = `I-${crypto.randomUUID()}`
+      const end = Date.now() + 20 * DAY
+      const activated = paypalEvent('BILLING.SUBSCRIPTION.ACTIVATED', walletSubscription(subId, user.user.id, { next: end }), {
+        createTime: iso(Date.now() - DAY),
+      })
+      const { plan_id: _, ...withoutPlan } = walletSubscription(subId, user.user.id, { next: end })
+      const cancelled = paypalEvent('BILLING.SUBSCRIPTION.CANCELLED', { ...withoutPlan, status: 'CANCELLED' })
+      for (const event of order === 'in order' ? [activated, cancelled] : [cancelled, activated]) await p.deliverWallet(event)
+      expect(await tierOf(t, user)).toBe('pro')
+      const [mail] = await sqlRows<{ body_text: string }>(t.storage, 'SELECT body_text FROM mail_outbox WHERE user_id = $1', [user.user.id])
+      notices.push(mail!.body_text.replace(user.user.email, ''))
+    }
+    expect(notices[1]).toBe(notices[0]!)
+    expect(notices[0]).toContain('your promptlib subscription has been cancelled.')
+    expect(notices[0]).toContain('You keep its features until')
   })
 
   test('CANCELLED: the tier holds until the period end, then free (on read at once, persisted by the sweep); the user is notified', async () => {

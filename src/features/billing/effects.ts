@@ -20,10 +20,20 @@ export interface PaymentFacts {
 
 export type Effect =
   /** recorded and answered 200, nothing else (an event type or object that is not ours) */
-  | { kind: 'ignore'; reason: string }
+  | {
+      kind: 'ignore'
+      reason: string
+      /** a plan this server does not sell: the operator hears of it (a mistyped PAYPAL_PLAN_* leaves payers without their tier) */
+      unsoldPlan?: string
+    }
   | {
       kind: 'subscription'
       change: SubscriptionChange
+      /**
+       * The plan or price the event names when this server does not sell it: a subscription that
+       * was never promptlib's is ignored (one stored earlier is ours, whatever its plan is now).
+       */
+      unsoldPlan: string | null
       /** from the event (metadata, custom_id), else from the provider's customer, else from the stored subscription */
       userId: string | null
       customerId: string | null

@@ -17,7 +17,7 @@ import { notConfigured, providerFailed } from './providers/errors'
 import type { PaypalSignature, WalletProvider } from './providers/paypal'
 import type { CardProvider } from './providers/stripe'
 import { type CardPrices, parseStripeEvent, signatureTime } from './providers/stripe-events'
-import { applyChange, grantsAt, newSubscription, periodEndOf, planTier, type Provider, type SubscriptionView, subscriptionView } from './state'
+import { applyChange, newSubscription, periodEndOf, planTier, type Provider, runsAt, type SubscriptionView, subscriptionView } from './state'
 import type { BillingStore } from './store'
 
 export type CheckoutTier = 'starter' | 'pro' | 'lifetime'
@@ -100,8 +100,8 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     mail.enqueue({ dedupeKey, userId: user.id, to: user.email, subject, text }, tx)
 
   /** The effect of one event, inside the caller's transaction. */
-  async function applyEffect(effect: Effect, tx: Tx): Promise<{ outcome: Outcome; mailed: boolean }> {
-    if (effect.kind === 'ignore') return { outcome: 'ignored', mailed: false }
+  async function applyEffect(effect: Effect, tx: Tx): Promise<{ outcome: Outcome; mailed: boolean; unsoldPlan?: string }> {
+    if (effect.kind === 'ignore') return { outcome: 'ignored', mailed: false, unsoldPlan: effect.unsoldPlan }
 
     if (effect.kind === 'payment') {
       // As for a subscription event: any order of arrival finds the same user.
@@ -148,6 +148,8 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     // A subscription event. The user comes from the stored subscription, else the event, else the provider's customer.
     const { change } = effect
     const known = await store.subscription(change.provider, change.subscriptionId, tx)
+    // A subscription never stored, on a plan this server does not sell, was never promptlib's.
+    if (known === null && effect.unsoldPlan !== null) return { outcome: 'ignored', mailed: false, unsoldPlan: effect.unsoldPlan }
     const userId = known?.userId ?? effect.userId ?? (effect.customerId ? await store.userOfCustomer(change.provider, effect.customerId, tx) : null)
     if (userId === null) return { outcome: 'unknown_user', mailed: false }
     await store.lockUser(userId, tx)
@@ -168,12 +170,14 @@ export function createBillingService({ store, transaction, accounts, mail, card,
       // About this subscription only: what else the account holds (lifetime access, another
       // subscription) may still be on its way in other events, and the notice must read the same
       // whatever order they arrive in (scripts/storm.ts compares it with a serial replay).
+      // Its tier is named as this event names it, and its end read whatever the tier (a cancellation
+      // may come before the activation that tells the tier).
       mailed = await queueMail(
         user,
         `cancelled:${change.provider}:${change.subscriptionId}`,
         'Your promptlib subscription is cancelled',
-        `Hello ${user.name},\n\nyour promptlib ${next.tier ?? ''} subscription has been cancelled.\n` +
-          (end && grantsAt(next, Date.now())
+        `Hello ${user.name},\n\nyour promptlib ${change.tier ? `${change.tier} ` : ''}subscription has been cancelled.\n` +
+          (end && runsAt(next, Date.now())
             ? `You keep its features until ${end.toISOString().slice(0, 10)} (the end of the period you paid for).\n`
             : 'Its features have ended.\n') +
           'Anything else on your account (lifetime access, another subscription) is not affected.\n',
@@ -198,7 +202,15 @@ export function createBillingService({ store, transaction, accounts, mail, card,
     if (result.mailed) mail.wake()
     if (result.outcome === 'unknown_user')
       log.warn('payment event for no known user; recorded, ignored', { provider, event_id: event.id, type: event.type })
-    if (event.effect.kind === 'ignore')
+    // Contract section 8: an unknown plan is recorded and logged (a mistyped plan or price id would leave payers without their tier).
+    if (result.unsoldPlan !== undefined)
+      log.warn('payment event for a plan or price this server does not sell; recorded, ignored', {
+        provider,
+        event_id: event.id,
+        type: event.type,
+        plan: result.unsoldPlan,
+      })
+    else if (event.effect.kind === 'ignore')
       log.debug('payment event ignored', { provider, event_id: event.id, type: event.type, reason: event.effect.reason })
     return result.outcome
   }

@@ -145,7 +145,11 @@ const wasSuspended = (sub: SubscriptionRecord) =>
  * row is for an active subscription: a suspended one had no access to keep).
  */
 export function grantsAt(sub: SubscriptionRecord, t: number): boolean {
-  if (sub.tier === null) return false
+  return sub.tier !== null && runsAt(sub, t)
+}
+
+/** Whether the subscription gives its features at `t`, whatever its tier (which an event may not have told yet). */
+export function runsAt(sub: SubscriptionRecord, t: number): boolean {
   if (GRANTING.has(sub.status)) return true
   const end = periodEndOf(sub)
   return sub.provider === 'wallet' && sub.status === 'canceled' && end !== null && end.getTime() > t && !wasSuspended(sub)

@@ -94,6 +94,7 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
         effect: {
           kind: 'subscription',
           change: { provider: 'wallet', subscriptionId: sale.billing_agreement_id, version: null, periodEndAtLeast: addOneMonth(paidAt) },
+          unsoldPlan: null,
           userId: sale.custom || null,
           customerId: null,
           linkCustomer: false,
@@ -124,7 +125,7 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
   const tier = tierOfPlan(settings, sub.plan_id)
   // An activation of a plan this service does not sell: recorded and logged, nothing changes.
   if (type === 'BILLING.SUBSCRIPTION.ACTIVATED' && !tier)
-    return { id, type, effect: { kind: 'ignore', reason: `unknown plan ${sub.plan_id ?? '(none)'}` } }
+    return { id, type, effect: { kind: 'ignore', reason: `unknown plan ${sub.plan_id ?? '(none)'}`, unsoldPlan: sub.plan_id ?? '(none)' } }
   return {
     id,
     type,
@@ -141,6 +142,7 @@ export function parsePaypalEvent(value: unknown, settings: WalletSettings): Pars
         ...(move.status === 'canceled' ? { cancelPeriodEnd: nextEnd } : {}),
         ...(move.suspension ? { suspension: move.suspension } : {}),
       },
+      unsoldPlan: sub.plan_id && !tier ? sub.plan_id : null,
       userId: sub.custom_id || null,
       customerId: null,
       linkCustomer: false,

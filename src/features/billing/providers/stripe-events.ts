@@ -141,6 +141,7 @@ function checkoutEffect(object: unknown, created: number, eventId: string, setti
       status: 'active',
       tier: tierName,
     },
+    unsoldPlan: null,
     userId,
     customerId,
     linkCustomer: true,
@@ -149,13 +150,16 @@ function checkoutEffect(object: unknown, created: number, eventId: string, setti
   }
 }
 
-function subscriptionEffect(object: unknown, created: number, eventId: string, deleted: boolean, prices: CardPrices): Effect {
+/** `rank`: a subscription's creation starts it (as a checkout does), any later update outranks it within one second. */
+function subscriptionEffect(object: unknown, created: number, eventId: string, rank: (typeof RANK)[keyof typeof RANK], prices: CardPrices): Effect {
+  const deleted = rank === RANK.end
   const sub = checkSubscription(object, 'subscription', '/data/object')
   // Since API version 2025-03-31 the period end lives on the items; older versions keep it on the subscription.
   const itemEnds = (sub.items?.data ?? []).map((i) => i.current_period_end).filter((e): e is number => e !== undefined)
   const end = sub.current_period_end ?? (itemEnds.length ? Math.max(...itemEnds) : null)
   const metaTier = sub.metadata?.tier
-  const tier = tierOfPrice(prices, sub.items?.data[0]?.price?.id) ?? (metaTier === 'starter' || metaTier === 'pro' ? metaTier : null)
+  const priceId = sub.items?.data[0]?.price?.id
+  const tier = tierOfPrice(prices, priceId) ?? (metaTier === 'starter' || metaTier === 'pro' ? metaTier : null)
   if (!deleted && sub.status === undefined) badField('/data/object/status', 'Expected required property')
   const status: SubscriptionStatus = deleted ? 'canceled' : sub.status!
   return {
@@ -163,12 +167,13 @@ function subscriptionEffect(object: unknown, created: number, eventId: string, d
     change: {
       provider: 'card',
       subscriptionId: sub.id,
-      version: orderKey(created * 1000, deleted ? RANK.end : RANK.update, eventId),
+      version: orderKey(created * 1000, rank, eventId),
       status,
       tier,
       periodEnd: end === null ? null : new Date(end * 1000),
       cancelAtPeriodEnd: sub.cancel_at_period_end ?? false,
     },
+    unsoldPlan: priceId && !tier ? priceId : null,
     userId: sub.metadata?.user_id ?? null,
     customerId: sub.customer,
     linkCustomer: false,
@@ -219,11 +224,14 @@ export function parseStripeEvent(value: unknown, settings: CardSettings, signedA
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
       return { id, type, effect: checkoutEffect(object, created, id, settings) }
+    // Stripe's event ids within one second are not in time order: Checkout's `created`
+    // (incomplete) and `updated` (active) of one second are told apart by rank, not by id.
     case 'customer.subscription.created':
+      return { id, type, effect: subscriptionEffect(object, created, id, RANK.start, prices) }
     case 'customer.subscription.updated':
-      return { id, type, effect: subscriptionEffect(object, created, id, false, prices) }
+      return { id, type, effect: subscriptionEffect(object, created, id, RANK.update, prices) }
     case 'customer.subscription.deleted':
-      return { id, type, effect: subscriptionEffect(object, created, id, true, prices) }
+      return { id, type, effect: subscriptionEffect(object, created, id, RANK.end, prices) }
     case 'invoice.paid':
       return { id, type, effect: invoiceEffect(object) }
     default:
