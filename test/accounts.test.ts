@@ -182,6 +182,30 @@ describe('POST /api/user/password', async () => {
     expect((await t.request('/api/user/me', { token: fresh })).status).toBe(200)
   })
 
+  // A JWT carries its issue time in whole seconds: one issued in the second of a change carried
+  // exactly the not-before time a second change in that second set again, and survived it.
+  test('a JWT issued after a change stops working at the next change, even within the same second', async () => {
+    const { token, email } = await register(t)
+    const change = (bearer: string, from: string, to: string) =>
+      t.request('/api/user/password', { method: 'POST', token: bearer, json: { current_password: from, new_password: to } })
+    const loginWith = async (password: string) => (await json(await postLogin({ email, password }))).access_token as string
+    let bearer = token
+    for (const [from, to, next] of [
+      [GOOD_PASSWORD, 'second good passphrase', 'third good passphrase'],
+      ['third good passphrase', 'fourth good passphrase', 'fifth good passphrase'],
+    ] as const) {
+      // The start of a second, so that both changes and the login between them share it.
+      await Bun.sleep(1000 - (Date.now() % 1000))
+      expect((await change(bearer, from, to)).status).toBe(204)
+      const issued = await loginWith(to)
+      expect((await t.request('/api/user/me', { token: issued })).status).toBe(200)
+      expect((await change(issued, to, next)).status).toBe(204)
+      await problem(await t.request('/api/user/me', { token: issued }), 401, 'token_revoked')
+      bearer = await loginWith(next)
+      expect((await t.request('/api/user/me', { token: bearer })).status).toBe(200)
+    }
+  })
+
   test('wrong current password → 422 invalid_current_password (never 401)', async () => {
     const { token } = await register(t)
     await problem(

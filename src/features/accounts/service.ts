@@ -86,6 +86,9 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
    * (Unix seconds, default now) is when the credential was checked: a token is stamped no later,
    * so a password change or takeover that commits after that check revokes it too.
    */
+  /** The second after this one: what a JWT issued now carries as its iat stops working from there. */
+  const nextSecond = () => Math.floor(Date.now() / 1000) + 1
+
   function issueToken(user: Pick<UserRecord, 'id' | 'email' | 'tokensNotBefore'>, checkedAt = Math.floor(Date.now() / 1000)): string {
     return jwt.sign({ user_id: user.id, email: user.email }, Math.max(checkedAt, user.tokensNotBefore))
   }
@@ -150,8 +153,7 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
       const user = await store.byId(userId, tx)
       if (!user) return null
       if (user.emailVerified) return { user, tookOver: false }
-      const tokensNotBefore = Math.max(user.tokensNotBefore, Math.floor(Date.now() / 1000) + 1)
-      const updated = await store.update(userId, { emailVerified: true, passwordHash: null, tokensNotBefore }, new Date(), tx)
+      const updated = await store.update(userId, { emailVerified: true, passwordHash: null, revokeTokensFrom: nextSecond() }, new Date(), tx)
       return updated && { user: updated, tookOver: true }
     },
 
@@ -264,9 +266,8 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
       }
       assertStrongPassword(newPassword, user.email, '/new_password')
       const passwordHash = await hasher.hash(newPassword)
-      // Every JWT issued up to this second stops working; new logins get iat >= this value.
-      const tokensNotBefore = Math.floor(Date.now() / 1000) + 1
-      await store.update(userId, { passwordHash, tokensNotBefore }, new Date())
+      // Every JWT issued so far stops working; new logins get iat >= the new not-before time.
+      await store.update(userId, { passwordHash, revokeTokensFrom: nextSecond() }, new Date())
     },
 
     /** Other features register what they do when an account goes (their rows without a foreign key). */

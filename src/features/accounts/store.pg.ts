@@ -5,7 +5,7 @@ import { batchedLookup } from '../../db/postgres/batched-lookup'
 import { cannotBeStored } from '../../db/postgres/text'
 import type { PgStorage } from '../../db/storage'
 import { users } from './schema.pg'
-import type { AccountsStore } from './store'
+import type { AccountsStore, UserChanges } from './store'
 
 export function pgAccountsStore(storage: PgStorage): AccountsStore {
   // Every authenticated request: named, so PostgreSQL plans it once per connection, and the
@@ -52,7 +52,7 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
         await storage
           .use(tx)
           .update(users)
-          .set({ ...changes, updatedAt: now })
+          .set(changeSet(changes, now))
           .where(eq(users.id, id))
           .returning(),
       ),
@@ -68,4 +68,10 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
     dueTierChanges: async (now, limit) =>
       (await storage.db.select({ id: users.id }).from(users).where(lte(users.tierUntil, now)).orderBy(users.tierUntil).limit(limit)).map((r) => r.id),
   }
+}
+
+/** A user's changes as the columns they set. */
+function changeSet({ revokeTokensFrom, ...changes }: UserChanges, now: Date) {
+  if (revokeTokensFrom === undefined) return { ...changes, updatedAt: now }
+  return { ...changes, updatedAt: now, tokensNotBefore: sql<number>`GREATEST(${users.tokensNotBefore} + 1, ${revokeTokensFrom})` }
 }

@@ -7,7 +7,7 @@ import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { users } from './schema.sqlite'
 import type { Tier } from '../../tiers'
-import type { AccountsStore, AuthRecord } from './store'
+import type { AccountsStore, AuthRecord, UserChanges } from './store'
 
 interface AuthRow {
   id: string
@@ -90,7 +90,7 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
         (db) =>
           db
             .update(users)
-            .set({ ...changes, updatedAt: now })
+            .set(changeSet(changes, now))
             .where(eq(users.id, id))
             .returning()
             .get() ?? null,
@@ -120,4 +120,10 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
           .map((r) => r.id),
       ),
   }
+}
+
+/** A user's changes as the columns they set. */
+function changeSet({ revokeTokensFrom, ...changes }: UserChanges, now: Date) {
+  if (revokeTokensFrom === undefined) return { ...changes, updatedAt: now }
+  return { ...changes, updatedAt: now, tokensNotBefore: sql<number>`max(${users.tokensNotBefore} + 1, ${revokeTokensFrom})` }
 }

@@ -37,9 +37,14 @@ export interface AuthRecord {
   linkedProviders: string
 }
 
-export type UserChanges = Partial<
-  Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'tokensNotBefore' | 'linkedProviders'>
->
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'linkedProviders'>> & {
+  /**
+   * Every JWT issued so far stops working: tokens_not_before moves to at least this second, and
+   * past its stored value in any case (a token issued in the second of an earlier change carries
+   * that value as its iat). In the statement itself, so concurrent changes each move it on.
+   */
+  revokeTokensFrom?: number
+}
 
 export interface AccountsStore {
   /** false when the e-mail is taken (the unique index decides races). */
