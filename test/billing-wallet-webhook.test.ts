@@ -201,6 +201,9 @@ describe('lifetime', () => {
     expect(await tierOf(t, pending)).toBe('free')
     expect((await t.request('/api/payments/altpay/return')).headers.get('location')).toBe(`${FRONTEND}/billing?status=error`)
     expect((await t.request('/api/payments/altpay/return?token=ORDER-NOPE')).headers.get('location')).toBe(`${FRONTEND}/billing?status=error`)
+    // A browser landing here is redirected whatever the address carries, a token far too long included.
+    const long = await t.request(`/api/payments/altpay/return?token=${'x'.repeat(5000)}`)
+    expect([long.status, long.headers.get('location')]).toEqual([302, `${FRONTEND}/billing?status=error`])
   })
 })
 

@@ -54,6 +54,44 @@ describe('OpenAPI', async () => {
     expect(doc.paths['/api/prompts/{prompt_id}'].get.responses['403']).toBeDefined()
   })
 
+  // Found by checking every response against the document: the generator files every schema under
+  // application/json, writes a 204's "no body" as a media type named "type", and offers a query
+  // integer's string form without its range.
+  test('what the generator cannot say: problem+json errors, bodiless 204s, query integers with their range, the contract’s headers', async () => {
+    const doc = (await json(await t.request('/api/openapi.json'))) as { paths: Record<string, Record<string, any>> }
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ key: `${method} ${path}`, op })),
+    )
+    let errors = 0
+    for (const { key, op } of operations) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        // Every problem body is declared as problem+json (a 503 of /api/health is its own JSON).
+        for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, { schema?: { description?: string } }>)) {
+          if (!media.schema?.description?.startsWith('RFC 9457')) continue
+          errors++
+          expect({ key, status, type }).toEqual({ key, status, type: 'application/problem+json' })
+        }
+        if (status === '204') expect({ key, content: response.content }).toEqual({ key, content: undefined })
+        if (status === '401') expect(response.headers?.['WWW-Authenticate']).toBeDefined()
+        if (status === '429') expect(response.headers?.['Retry-After']).toBeDefined()
+      }
+    }
+    expect(errors).toBeGreaterThan(100)
+    const limit = doc.paths['/api/search']!.get.parameters.find((p: { name: string }) => p.name === 'limit')
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+    expect(doc.paths['/api/prompts/{prompt_id}']!.get.responses['200'].headers).toHaveProperty('RateLimit-Remaining')
+    expect(doc.paths['/api/auth/login']!.post.responses['200'].headers).toHaveProperty('Cache-Control')
+    expect(doc.paths['/api/payments/webhook']!.post.parameters.map((p: { name: string }) => p.name)).toContain('Stripe-Signature')
+    // A user who never paid has provider null: the schema admits it.
+    const provider = doc.paths['/api/user/subscription']!.get.responses['200'].content['application/json'].schema.properties.provider
+    expect(provider.enum).toContain(null)
+    // Limits as the services count them (the routes bound them loosely in UTF-16 units).
+    expect(doc.paths['/api/optimizer/optimize']!.post.requestBody.content['application/json'].schema.properties.prompt.maxLength).toBe(20_000)
+    expect(doc.paths['/api/auth/register']!.post.requestBody.content['application/json'].schema.properties.email.maxLength).toBe(254)
+    // MCP takes batches, and answers them with arrays.
+    expect(JSON.stringify(doc.paths['/api/mcp']!.post.requestBody.content['application/json'].schema)).toContain('"array"')
+  })
+
   test('the MCP endpoint is in the document: POST /api/mcp under the mcp tag, its refusals, and docs/mcp.md named', async () => {
     const doc = await json(await t.request('/api/openapi.json'))
     const mcp = doc.paths['/api/mcp']

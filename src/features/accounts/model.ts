@@ -1,6 +1,7 @@
 // The shapes accounts answers with and accepts, declared once: routes validate with them, the
 // OpenAPI document is generated from them, and the service's types are their `.static`.
 import { t } from 'elysia'
+import { MAX_CHARACTERS } from '../../http/openapi-finish'
 import { Int, strictObject, TierSchema } from '../../http/schemas'
 
 export const NAME_MAX = 100
@@ -36,7 +37,9 @@ const password = (description: string) => t.String({ description })
 
 export const RegisterBody = strictObject({
   email: t.String({
+    // Loose: the service refuses past 254 with a message that says why.
     maxLength: 320,
+    [MAX_CHARACTERS]: 254,
     description:
       'trimmed and lower-cased; must be unique; an ASCII address (local part at most 64 characters, host-name labels; an internationalised domain in its xn-- form)',
   }),

@@ -48,14 +48,7 @@ export function pgAccountsStore(storage: PgStorage): AccountsStore {
     authById: async (id) => first(await authLookups(id)),
 
     update: async (id, changes, now, tx) =>
-      first(
-        await storage
-          .use(tx)
-          .update(users)
-          .set(changeSet(changes, now))
-          .where(eq(users.id, id))
-          .returning(),
-      ),
+      first(await storage.use(tx).update(users).set(changeSet(changes, now)).where(eq(users.id, id)).returning()),
 
     setTier: async (id, tier, tierUntil, tierAfter, now, tx) =>
       (await storage.use(tx).update(users).set({ tier, tierUntil, tierAfter, updatedAt: now }).where(eq(users.id, id)).returning({ id: users.id }))

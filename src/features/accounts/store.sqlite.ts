@@ -86,16 +86,7 @@ export function sqliteAccountsStore(storage: SqliteStorage): AccountsStore {
       }),
 
     update: (id, changes, now, tx) =>
-      storage.write(
-        (db) =>
-          db
-            .update(users)
-            .set(changeSet(changes, now))
-            .where(eq(users.id, id))
-            .returning()
-            .get() ?? null,
-        tx,
-      ),
+      storage.write((db) => db.update(users).set(changeSet(changes, now)).where(eq(users.id, id)).returning().get() ?? null, tx),
 
     // Prepared: a payment webhook sets a tier on every delivery (scripts/bench-payments.ts).
     setTier: (id, tier, tierUntil, tierAfter, now, tx) =>

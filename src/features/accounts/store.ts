@@ -37,7 +37,9 @@ export interface AuthRecord {
   linkedProviders: string
 }
 
-export type UserChanges = Partial<Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'linkedProviders'>> & {
+export type UserChanges = Partial<
+  Pick<UserRecord, 'name' | 'passwordHash' | 'emailVerified' | 'tier' | 'tierUntil' | 'tierAfter' | 'linkedProviders'>
+> & {
   /**
    * Every JWT issued so far stops working: tokens_not_before moves to at least this second, and
    * past its stored value in any case (a token issued in the second of an earlier change carries

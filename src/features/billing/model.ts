@@ -29,9 +29,12 @@ export const WebhookReceipt = t.Object({
   outcome: t.String({ description: 'applied, duplicate, stale, ignored, unknown_user, recorded, duplicate_payment, amount_mismatch or unchanged' }),
 })
 
+/** PayPal's order ids are short; a longer `token` is no order of ours (a redirect to status=error, as any other). */
+export const ORDER_ID_MAX = 200
+// Unbounded here: a browser that lands on the return URL gets the redirect whatever it carries, never a 422.
 export const ReturnQuery = t.Object({
-  token: t.Optional(t.String({ maxLength: 200, description: 'the order id PayPal appends' })),
-  PayerID: t.Optional(t.String({ maxLength: 200 })),
+  token: t.Optional(t.String({ description: 'the order id PayPal appends' })),
+  PayerID: t.Optional(t.String()),
 })
 
 /** The webhook bodies, for the OpenAPI document only: each route reads its raw body itself. */

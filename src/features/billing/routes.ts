@@ -6,7 +6,7 @@ import type { AuthGuard } from '../../http/auth'
 import { readBodyText } from '../../http/body'
 import { ACTS_ON_GET } from '../../http/routes-index'
 import { NO_STORE, problems } from '../../http/schemas'
-import { CardCheckout, CheckoutBody, ReturnQuery, Subscription, WalletCheckout, WebhookReceipt, webhookRequestBody } from './model'
+import { CardCheckout, CheckoutBody, ORDER_ID_MAX, ReturnQuery, Subscription, WalletCheckout, WebhookReceipt, webhookRequestBody } from './model'
 import type { BillingService } from './service'
 
 export function billingRoutes({ billing, guard }: { billing: BillingService; guard: AuthGuard }) {
@@ -37,7 +37,7 @@ export function billingRoutes({ billing, guard }: { billing: BillingService; gua
       '/api/payments/altpay/return',
       async ({ query, set }) => {
         set.status = 302
-        set.headers.location = await billing.walletReturn(query.token)
+        set.headers.location = await billing.walletReturn(query.token !== undefined && query.token.length <= ORDER_ID_MAX ? query.token : undefined)
         Object.assign(set.headers, NO_STORE)
       },
       {

@@ -179,9 +179,10 @@ export function mcpRoutes({ protocol, calls, admission, authenticate, corsOrigin
         content: {
           'application/json': {
             schema: {
-              type: 'object',
-              required: ['jsonrpc', 'method'],
-              properties: { jsonrpc: { const: '2.0' }, id: {}, method: { type: 'string' }, params: { type: 'object' } },
+              oneOf: [
+                { $ref: '#/components/schemas/JsonRpcMessage' },
+                { type: 'array', minItems: 1, maxItems: 100, items: { $ref: '#/components/schemas/JsonRpcMessage' } },
+              ],
             },
             example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_prompts', arguments: { query: 'code review' } } },
           } as never,
@@ -190,7 +191,15 @@ export function mcpRoutes({ protocol, calls, admission, authenticate, corsOrigin
       responses: {
         200: {
           description: 'The JSON-RPC answers: application/json, or text/event-stream for a tools/call that sent a progress token',
-          content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } },
+          content: {
+            'application/json': {
+              schema: {
+                oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }],
+                description: 'an answer, or an array of them for a batch',
+              },
+            },
+            'text/event-stream': { schema: { type: 'string' } },
+          },
         },
         202: { description: 'Only notifications were sent: nothing to answer' },
         400: problem('The body is not JSON or nests deeper than 64 (malformed_json); an unsupported MCP-Protocol-Version'),

@@ -1,6 +1,7 @@
 // The shapes of /api/optimizer/*, declared once: the routes' schemas, the OpenAPI document and the
 // service's types (each type is its schema's `.static`), the stream's events included.
 import { t } from 'elysia'
+import { MAX_CHARACTERS } from '../../http/openapi-finish'
 import { Int, paginated, StringEnum, strictObject } from '../../http/schemas'
 import { MODE_IDS, type OptimizationMode } from './modes'
 import { OPTIMIZATION_STATUSES } from './store'
@@ -13,6 +14,7 @@ export const OptimizeBody = strictObject({
     minLength: 1,
     // UTF-16 units: a loose bound here; input.ts counts the exact limit in code points
     maxLength: PROMPT_MAX_CHARS * 2,
+    [MAX_CHARACTERS]: PROMPT_MAX_CHARS,
     description: `the prompt to rewrite: 1–${PROMPT_MAX_CHARS.toLocaleString('en')} characters (Unicode code points), not only whitespace`,
   }),
   mode: StringEnum(MODE_IDS as [OptimizationMode, ...OptimizationMode[]], { description: 'one of the ids from GET /api/optimizer/modes' }),
@@ -20,6 +22,7 @@ export const OptimizeBody = strictObject({
     t.Nullable(
       t.String({
         maxLength: TARGET_MODEL_MAX_CHARS * 2,
+        [MAX_CHARACTERS]: TARGET_MODEL_MAX_CHARS,
         description: `model-specific mode: the model the prompt is for, e.g. claude-3-5-sonnet, gpt-4o, gemini-1.5-pro, llama-3 (1–${TARGET_MODEL_MAX_CHARS} characters); other modes ignore it`,
       }),
     ),
