@@ -192,16 +192,39 @@ function listenHost(env: Env): string {
 }
 
 /** postgres:// or postgresql:// with a host; anything else is a typo worth stopping for. */
+/**
+ * A URL that its driver (postgres.js, nodemailer) reads again on its own, checked here so that a
+ * bad one stops start-up naming its variable instead of failing later with a stack trace that
+ * prints it, password included: a scheme among `protocols`, a host name, and user, password and
+ * path whose %-escapes decode. The reason it is refused, or null; never the URL itself.
+ */
+export function serviceUrlProblem(raw: string, protocols: readonly string[]): string | null {
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    return 'is not a URL (a port past 65535, an unclosed [ or a space?)'
+  }
+  if (!protocols.includes(parsed.protocol)) return `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`
+  if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)$/.test(parsed.hostname))
+    return 'needs a host name (letters, digits, dots and hyphens, or [an IPv6 address])'
+  try {
+    for (const part of [parsed.username, parsed.password, parsed.pathname]) decodeURIComponent(part)
+  } catch {
+    return 'has a % that starts no escape in its user, password or path (write a literal % as %25)'
+  }
+  return null
+}
+
 function databaseUrl(env: Env): string | null {
   const raw = read(env, 'DATABASE_URL')
   if (raw === undefined) return null
-  let parsed: URL | null = null
-  try {
-    parsed = new URL(raw)
-  } catch {}
-  if (!parsed || (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || parsed.hostname === '') {
-    throw new ConfigError('DATABASE_URL', 'must be a PostgreSQL URL such as postgres://user:password@host:5432/promptlib (unset it to use SQLite)')
-  }
+  const problem = serviceUrlProblem(raw, ['postgres:', 'postgresql:'])
+  if (problem)
+    throw new ConfigError(
+      'DATABASE_URL',
+      `${problem}: a PostgreSQL URL such as postgres://user:password@host:5432/promptlib (unset it to use SQLite)`,
+    )
   return raw
 }
 
@@ -264,9 +287,8 @@ export function loadConfig(env: Env = process.env): Config {
   // Checked even while PayPal is off, like every URL setting.
   const paypalApiBase = url(env, 'PAYPAL_API_BASE', PAYPAL_LIVE)!
   const smtpUrl = read(env, 'SMTP_URL')
-  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
-    throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://')
-  }
+  const smtpProblem = smtpUrl === undefined ? null : serviceUrlProblem(smtpUrl, ['smtp:', 'smtps:'])
+  if (smtpProblem) throw new ConfigError('SMTP_URL', `${smtpProblem}: such as smtp://user:password@mail.example.com:587`)
 
   return {
     port,

@@ -4,7 +4,7 @@
 // point to pg_dump.
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { processEnv, TEST_ENGINE, tempDir } from './support/app'
 import { cli, cliAsync, startServer } from './support/process'
@@ -102,6 +102,27 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
       again.kill()
       await again.exited
     }
+  }, 30_000)
+
+  // A copy of a data directory taken from a killed server keeps its latest writes in the -wal
+  // beside the database: restore checked them (through SQLite) but copied the main file alone.
+  test('restore of a database with its log beside it brings the writes in that log', () => {
+    const source = { DATA_DIR: tempDir(), DEMO_CATALOGUE: 'false' }
+    expect(cli(['migrate'], source).code).toBe(0)
+    const file = join(source.DATA_DIR, 'promptlib.db')
+    const writer = new Database(file)
+    writer.run('PRAGMA wal_autocheckpoint = 0')
+    writer.run(
+      "INSERT INTO categories (id, name, description, icon, sort_order, created_at, updated_at) VALUES ('only-in-the-log', 'Log', '', '', 1, 0, 0)",
+    )
+    // Copied while the writer still has it open, as a copy of a running server's directory: nothing checkpointed yet.
+    const copy = tempDir()
+    for (const name of ['promptlib.db', 'promptlib.db-wal']) copyFileSync(join(source.DATA_DIR, name), join(copy, name))
+    writer.close()
+    expect(statSync(join(copy, 'promptlib.db-wal')).size).toBeGreaterThan(0)
+    const env = { DATA_DIR: tempDir(), DEMO_CATALOGUE: 'false' }
+    expect(cli(['restore', join(copy, 'promptlib.db')], env).code).toBe(0)
+    expect(count(join(env.DATA_DIR, 'promptlib.db'), "categories WHERE id = 'only-in-the-log'")).toBe(1)
   }, 30_000)
 
   test('restore refuses what is not a promptlib database, and a missing file', () => {

@@ -1,11 +1,21 @@
 // The command line, run as a real process (contract section 11).
 import { describe, expect, test } from 'bun:test'
 import { cli, freePort, startServer } from './support/process'
-import { processEnv, tempDir } from './support/app'
+import { processEnv, TEST_ENGINE, tempDir } from './support/app'
 import { emptyDatabaseUrl } from './support/postgres'
 import { sqlRun, withStorage } from './support/sql'
 import { join } from 'node:path'
-import { existsSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, writeFileSync } from 'node:fs'
+
+/** A small disk to fill (SQLite only, and only where this process may mount one: root in a container that allows it). */
+const canMountTmpfs = (() => {
+  if (process.getuid?.() !== 0 || TEST_ENGINE !== 'sqlite') return false
+  const probe = tempDir()
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]).status !== 0) return false
+  spawnSync('umount', [probe])
+  return true
+})()
 
 describe('promptlib CLI', () => {
   test('help and version', () => {
@@ -98,8 +108,41 @@ describe('promptlib CLI', () => {
     server.kill()
     await server.exited
     expect(r.code).toBe(1)
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^promptlib: .*in use.*\(EADDRINUSE\)$/)])
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^promptlib: .*PORT: .*in use.*\(EADDRINUSE\)$/)])
   })
+
+  test('serve on a HOST that is no address here (a name that does not resolve) names HOST', async () => {
+    const r = cli(['serve'], { ...(await processEnv()), PORT: '0', HOST: 'nonexistent.invalid', DEMO_CATALOGUE: 'false' })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^promptlib: invalid configuration: HOST: cannot listen on "nonexistent.invalid"/),
+    ])
+  })
+
+  // A full disk in the second of two files: the first file's summary was never printed, though it was committed.
+  test.skipIf(!canMountTmpfs)(
+    'import of several files on a disk that fills: the files before say what they did, the failing one is named',
+    () => {
+      const disk = tempDir()
+      expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', disk]).status).toBe(0)
+      try {
+        const env = { DATA_DIR: join(disk, 'data'), DEMO_CATALOGUE: 'false' }
+        const files = tempDir()
+        const csv = (rows: number, size: number) =>
+          `act,prompt\n${Array.from({ length: rows }, (_, i) => `"Prompt ${i}","${`${i} `.repeat(size)}"`).join('\n')}\n`
+        writeFileSync(join(files, 'small.csv'), csv(50, 10))
+        writeFileSync(join(files, 'big.csv'), csv(20_000, 100))
+        const r = cli(['import', join(files, 'small.csv'), join(files, 'big.csv')], env)
+        expect(r.code).toBe(1)
+        expect(r.stdout).toContain('small.csv: 50 added')
+        expect(r.stderr).toContain('big.csv: not imported (rolled back)')
+        expect(r.stderr).toMatch(/full/)
+      } finally {
+        spawnSync('umount', [disk])
+      }
+    },
+    60_000,
+  )
 
   test('user list and user set-tier', async () => {
     const env = await processEnv()

@@ -59,6 +59,13 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://db/promptlib'],
     ['DATABASE_URL', 'postgres://'],
     ['DATABASE_URL', 'promptlib.db'],
+    // Read again by their drivers, which failed later with a stack trace that printed them, password included.
+    ['SMTP_URL', 'smtp://user:SECRETPW@bad%host:25'],
+    ['SMTP_URL', 'smtp://user:SECRETPW@[::1:25'],
+    ['SMTP_URL', 'smtp://'],
+    ['SMTP_URL', 'smtp://mail.example.com:99999'],
+    ['DATABASE_URL', 'postgres://app:p%SECRETPW@127.0.0.1:5432/promptlib'],
+    ['DATABASE_URL', 'postgres://app:SECRETPW@/promptlib'],
   ])('a bad %s names the variable', (name, value) => {
     let error: unknown
     try {
@@ -69,6 +76,7 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError)
     expect((error as ConfigError).variable).toBe(name)
     expect((error as Error).message).toStartWith(`${name}: `)
+    expect((error as Error).message).not.toContain('SECRETPW')
   })
 
   test('DATABASE_URL: unset means SQLite; postgres:// and postgresql:// are PostgreSQL', () => {

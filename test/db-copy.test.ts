@@ -88,6 +88,12 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('promptlib db copy', () => {
   test('bad arguments are usage errors; a source on PostgreSQL is refused', async () => {
     expect(cli(['db', 'copy'], {}).code).toBe(2)
     expect(cli(['db', 'copy', '--to', 'mysql://x/y'], {}).code).toBe(2)
+    // No host, or a password with a bare %: a usage error naming what is wrong, never a stack trace.
+    for (const url of ['postgres://app:pw@/promptlib', 'postgres://app:p%ss@127.0.0.1/x'])
+      expect(cli(['db', 'copy', '--to', url], {})).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/^--to (is not a URL|needs a host name|has a % that starts no escape)/),
+      })
     expect(cli(['db', 'frobnicate'], {}).code).toBe(2)
     const onPostgres = cli(['db', 'copy', '--to', 'postgres://127.0.0.1/x'], { DATABASE_URL: 'postgres://127.0.0.1/y' })
     expect(onPostgres.code).toBe(2)

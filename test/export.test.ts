@@ -206,6 +206,21 @@ describe('promptlib export (a real process)', () => {
     expect(existsSync(join(env.DATA_DIR!, 'y.json'))).toBe(false)
   }, 30_000)
 
+  // An export to the database's own name (backup meant, a typo made) wrote JSON over every account.
+  test('never over the data directory’s own files: the database, what SQLite keeps beside it, the JWT secret', async () => {
+    const env = await processEnv()
+    expect(cli(['user', 'list'], env).code).toBe(0) // creates the database
+    writeFileSync(join(env.DATA_DIR!, 'jwt-secret'), 'a-secret-of-at-least-thirty-two-bytes-0123456789')
+    for (const name of ['promptlib.db', 'promptlib.db-wal', 'promptlib.db-journal', 'jwt-secret', './promptlib.db']) {
+      const before = existsSync(join(env.DATA_DIR!, name)) ? readFileSync(join(env.DATA_DIR!, name)) : null
+      const refused = cli(['export', join(env.DATA_DIR!, name)], env)
+      expect(refused).toMatchObject({ code: 2, stdout: '' })
+      expect(refused.stderr).toMatch(/is the database itself|a file SQLite keeps beside the database|is the JWT secret/)
+      expect(existsSync(join(env.DATA_DIR!, name)) ? readFileSync(join(env.DATA_DIR!, name)) : null).toEqual(before)
+    }
+    expect(cli(['user', 'list'], env).code).toBe(0)
+  }, 30_000)
+
   test('standard output read only in part (`export - | head`): stops quietly, as a tool killed by SIGPIPE (141)', async () => {
     const env = await processEnv()
     const file = join(env.DATA_DIR!, 'big.json')

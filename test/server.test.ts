@@ -117,4 +117,26 @@ describe('promptlib serve', () => {
     expect(server.output()).toContain('"msg":"stopped"')
     await expect(fetch(`${server.url}/api/health`)).rejects.toThrow()
   })
+
+  test('a second signal stops at once: a client that sends its body a byte at a time no longer holds the stop', async () => {
+    const server = await startServer({ DATA_DIR: tempDir() })
+    const { port } = new URL(server.url)
+    const slow = connect(Number(port), '127.0.0.1')
+    await new Promise((resolve) => slow.once('connect', resolve))
+    slow.write('POST /api/auth/login HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{')
+    const trickle = setInterval(() => slow.write(' '), 200)
+    try {
+      await Bun.sleep(100)
+      server.kill('SIGINT')
+      await Bun.sleep(500)
+      server.kill('SIGINT')
+      const started = Date.now()
+      expect(await server.exited).toBe(0)
+      expect(Date.now() - started).toBeLessThan(5000)
+      expect(server.output()).toContain('"msg":"stopped"')
+    } finally {
+      clearInterval(trickle)
+      slow.destroy()
+    }
+  })
 })

@@ -1,26 +1,13 @@
 // `promptlib backup PATH` and `promptlib restore PATH` (db/sqlite/backup.ts; docs/operations.md).
 // SQLite only: a PostgreSQL database is backed up with its own tools, which this says.
-import { realpathSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
 import { databaseFile, openStorage } from '../db'
 import { BackupError, backupDatabase, restoreDatabase } from '../db/sqlite/backup'
 import { type CliContext, UsageError } from './context'
+import { refuseDataFile, sameFile } from './data-files'
 import { BACKUP_USAGE, RESTORE_USAGE } from './usage'
 
 const PG_BACKUP =
   'DATABASE_URL points at PostgreSQL: back it up with pg_dump (pg_dump --format=custom --file=promptlib.dump "$DATABASE_URL") and restore with pg_restore; see docs/operations.md'
-
-/** The same path once the directories are resolved (a symlinked DATA_DIR included). */
-function sameFile(a: string, b: string): boolean {
-  const real = (path: string) => {
-    try {
-      return join(realpathSync(dirname(resolve(path))), basename(path))
-    } catch {
-      return resolve(path)
-    }
-  }
-  return real(a) === real(b)
-}
 
 function onePath(args: string[], usage: string): string {
   if (args.length !== 1 || args[0]!.startsWith('-')) throw new UsageError(`usage: ${usage}`)
@@ -34,10 +21,7 @@ export async function backupCommand(args: string[], ctx: CliContext): Promise<nu
     return 1
   }
   const file = databaseFile(ctx.config)
-  if (sameFile(target, file)) throw new UsageError('the backup must go to another file than the database itself')
-  // SQLite's own files beside the database: the next open would take a backup there for a stale log or journal and delete it.
-  if (['-wal', '-shm', '-journal'].some((suffix) => sameFile(target, `${file}${suffix}`)))
-    throw new UsageError(`${target} is a file SQLite keeps beside the database; give the backup a name of its own`)
+  refuseDataFile(target, ctx.config, 'backup')
   try {
     const { bytes, seconds } = backupDatabase(file, target, { lockTimeoutMs: ctx.config.sqlite.lockTimeoutMs })
     ctx.out(`backed up ${file} to ${target} (${(bytes / 1e6).toFixed(1)} MB, ${seconds.toFixed(1)} s)`)
@@ -56,7 +40,7 @@ export async function restoreCommand(args: string[], ctx: CliContext): Promise<n
     return 1
   }
   const file = databaseFile(ctx.config)
-  if (resolve(backup) === resolve(file)) throw new UsageError('that is the database itself; give the backup file to restore')
+  if (sameFile(backup, file)) throw new UsageError('that is the database itself; give the backup file to restore')
   let replaced: string | null
   try {
     replaced = restoreDatabase(backup, file).replaced

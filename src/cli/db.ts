@@ -4,7 +4,7 @@
 // generated into DATA_DIR goes along (into the database's settings), so issued tokens stay valid.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { JWT_SECRET_FILE } from '../config'
+import { JWT_SECRET_FILE, serviceUrlProblem } from '../config'
 import { openStorage } from '../db'
 import { CopyError, copySqliteToPostgres } from '../db/copy'
 import { redactUrl } from '../db/postgres/url'
@@ -23,7 +23,9 @@ function parseCopyArgs(args: string[]): string {
     else if (arg.startsWith('--to=')) to = arg.slice('--to='.length)
     else throw new UsageError(`unknown argument ${arg}\nusage: ${DB_USAGE}`)
   }
-  if (!to || !/^postgres(ql)?:\/\/./.test(to)) throw new UsageError(`--to needs a PostgreSQL URL\nusage: ${DB_USAGE}`)
+  if (!to) throw new UsageError(`--to needs a PostgreSQL URL\nusage: ${DB_USAGE}`)
+  const problem = serviceUrlProblem(to, ['postgres:', 'postgresql:'])
+  if (problem) throw new UsageError(`--to ${problem}: a PostgreSQL URL such as postgres://user:password@host:5432/promptlib\nusage: ${DB_USAGE}`)
   return to
 }
 

@@ -9,6 +9,7 @@ import { createSkills } from '../features/skills'
 import { createUsage } from '../features/usage'
 import { isSlug } from '../lib/text'
 import { type CliContext, openCommandStorage, UsageError } from './context'
+import { refuseDataFile } from './data-files'
 import { EXPORT_USAGE } from './usage'
 
 function parseArgs(args: string[]): { format: ExportFormat; category?: string; path: string } {
@@ -107,6 +108,7 @@ async function sink(path: string): Promise<{ write: (text: string) => Promise<vo
 
 export async function exportCommand(args: string[], ctx: CliContext): Promise<number> {
   const { format, category, path } = parseArgs(args)
+  if (path !== '-') refuseDataFile(path, ctx.config, 'export')
   const { storage } = await openCommandStorage(ctx.config)
   const catalogue = createCatalogue({ storage, usage: createUsage(storage), skills: createSkills(storage) })
   const started = performance.now()

@@ -94,14 +94,24 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
   const catalogue = createCatalogue({ storage, usage: createUsage(storage), skills: createSkills(storage) })
   const bar = progressBar()
   const results: { source: string; reports: FileReport[]; seconds: number }[] = []
+  let current: string | null = null
   try {
     for (const path of paths) {
+      current = path
       const started = performance.now()
       const reports = await catalogue.importPaths([path], { category, dryRun, onProgress: bar.update })
       results.push({ source: path, reports, seconds: (performance.now() - started) / 1000 })
     }
+    current = null
     const written = results.flatMap((r) => r.reports).reduce((n, r) => n + r.created + r.updated, 0)
     if (!dryRun && written >= OPTIMIZE_AFTER) await catalogue.optimizeSearchIndex()
+  } catch (error) {
+    // The storage failed (a full disk, a lock held too long): what the files before it committed
+    // is said, and which file it stopped; the error itself is explained by the command line.
+    bar.clear()
+    for (const { source, reports, seconds } of results) ctx.out(summary(source, reports, seconds, dryRun))
+    if (current !== null) ctx.err(`${current}: not imported (rolled back); the error follows`)
+    throw error
   } finally {
     bar.clear()
     bulk.leave()

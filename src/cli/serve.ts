@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { createApp } from '../app'
-import { type Config, resolveJwtSecret } from '../config'
+import { type Config, ConfigError, resolveJwtSecret } from '../config'
 import { startJobs } from '../db/jobs'
 import { startBackgroundCheckpoints } from '../db/sqlite/checkpointer'
 import { REQUEST_LOCK_TIMEOUT_MS } from '../db/sqlite/client'
@@ -58,7 +58,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     checkpoints = startBackgroundCheckpoints(storage.writer, storage.file, log)
   }
 
-  const server = Bun.serve({
+  const server = listen({
     port: config.port,
     hostname: config.host,
     fetch: app.handle,
@@ -85,7 +85,13 @@ export async function serve(config: Config, log: Logger): Promise<void> {
 
   let stopping = false
   const shutdown = async (signal: string) => {
-    if (stopping) return
+    if (stopping) {
+      // A second signal (Ctrl+C again): the requests still in flight are cut off, where one slow
+      // client held the stop for as long as its request could last. The stop then goes on as usual.
+      log.warn('stopping now: requests still in flight are cut off', { signal })
+      void server.stop(true)
+      return
+    }
     stopping = true
     log.info('shutting down', { signal })
     jobs.stop()
@@ -105,4 +111,23 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+/**
+ * Bun.serve, with its refusals named by the setting that caused them: a HOST that is no address
+ * of this machine (or a name that does not resolve) is an EINVAL that named nothing.
+ */
+function listen(options: Parameters<typeof Bun.serve>[0] & { port: number; hostname: string }): ReturnType<typeof Bun.serve> {
+  try {
+    return Bun.serve(options)
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code
+    if (code === 'EINVAL' || code === 'EADDRNOTAVAIL')
+      throw new ConfigError(
+        'HOST',
+        `cannot listen on "${options.hostname}": not an address of this machine, or a name that does not resolve (${code})`,
+      )
+    if (code === 'EADDRINUSE') throw new ConfigError('PORT', `port ${options.port} on ${options.hostname} is in use by another process (${code})`)
+    throw error
+  }
 }

@@ -120,6 +120,23 @@ function headerJournalMode(file: string): 'wal' | 'rollback' | null {
   return header[18] === 2 ? 'wal' : 'rollback'
 }
 
+/**
+ * The backup as inspect() read it. A database copied with its log beside it (a copy of a data
+ * directory taken while a server ran, or after one was killed) keeps its latest writes in that
+ * `-wal`: SQLite reads them, a copy of the main file alone would lose them. Such a file is
+ * written out through SQLite (VACUUM INTO); any other is copied byte for byte.
+ */
+function copyWhole(backup: string, target: string): void {
+  const log = `${backup}-wal`
+  if (!existsSync(log) || statSync(log).size === 0) return copyFileSync(backup, target)
+  const db = new Database(backup, { readonly: true })
+  try {
+    db.run('VACUUM INTO ?', [target])
+  } finally {
+    db.close()
+  }
+}
+
 /** SQLite says the file is not a (whole) database: no server can be serving it. */
 const isDamaged = (error: unknown) =>
   error instanceof SQLiteError && (error.code?.startsWith('SQLITE_NOTADB') || error.code?.startsWith('SQLITE_CORRUPT')) === true
@@ -145,7 +162,7 @@ export function restoreDatabase(backup: string, file: string): RestoreResult {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   const incoming = join(dirname(file), `.${basename(file)}.restoring`)
   rmSync(incoming, { force: true })
-  copyFileSync(backup, incoming)
+  copyWhole(backup, incoming)
   // It holds password and token hashes, whatever mode the backup file was given.
   chmodSync(incoming, 0o600)
   fsyncFile(incoming)
