@@ -8,7 +8,7 @@
 // SQLite) and one browser for the file. Skipped without /usr/bin/chromium (or CHROMIUM_PATH).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { makeTestApp, register, type TestApp } from './support/app'
+import { makeTestApp, register, setTier, type TestApp } from './support/app'
 import { haveChromium, serveToChromium, signInOnce } from './support/browser'
 import { importRecords, loadTestCatalogue } from './support/catalogue'
 
@@ -114,6 +114,65 @@ describe.skipIf(!haveChromium)('the web app, reviewed', () => {
     await other.getByRole('button', { name: 'Log out' }).waitFor()
     await page.getByRole('link', { name: 'Paged prompt 01' }).waitFor()
     expect(await page.getByRole('link', { name: 'Paged prompt 00' }).count()).toBe(0)
+    expect(problems).toEqual([])
+  }, 20_000)
+
+  // Found by an audit: the routed page stayed mounted through the swap, with its state.
+  test('two tabs: what one user left on a page (a token’s secret shown once) is gone when another signs in', async () => {
+    const bob = await register(t, { name: 'Bob Secret' })
+    const alice = await register(t, { name: 'Alice Next' })
+    for (const u of [bob, alice]) await setTier(t, u.user.id, 'starter')
+    const { page, context, problems } = await visitor({ token: bob.token })
+    await page.goto(`${base}/tokens`)
+    await page.getByLabel('Name').fill('secret-of-bob')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await page.getByRole('heading', { name: /Your new token “secret-of-bob”/ }).waitFor()
+
+    const other = await context.newPage()
+    await other.goto(`${base}/account`)
+    await other.getByRole('button', { name: 'Log out' }).click()
+    await page.getByText('You logged out in another tab.').waitFor()
+    expect(await page.getByText('secret-of-bob').count()).toBe(0)
+    // Alice signs in there: the first tab shows her tokens page, with nothing of Bob's.
+    await other.evaluate((token) => localStorage.setItem('promptlib.token', token), alice.token)
+    await page.getByRole('heading', { level: 1, name: 'Access tokens' }).waitFor()
+    await page.getByRole('button', { name: 'Create token' }).waitFor()
+    expect(await page.getByText('secret-of-bob').count()).toBe(0)
+    expect(await page.locator('input[value^="plib_pat_"]').count()).toBe(0)
+    expect(problems).toEqual([])
+  }, 20_000)
+
+  test('two tabs: a late 401 for the token a password change replaced does not sign out the new session', async () => {
+    const user = await register(t, { name: 'Late Answer' })
+    const { page, context, problems } = await visitor({ token: user.token })
+    await page.goto(`${base}/account`)
+    await page.getByRole('button', { name: 'Log out' }).waitFor()
+    const other = await context.newPage()
+    // The other tab's profile request, with the old token, is answered only after the new token is in place.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await other.route('**/api/user/me', async (route) => {
+      if ((route.request().headers().authorization ?? '').endsWith(user.token)) await held
+      await route.continue()
+    })
+    const loading = other.goto(`${base}/account`)
+    await Bun.sleep(300)
+    const changed = await t.request('/api/user/password', {
+      method: 'POST',
+      token: user.token,
+      json: { current_password: user.password, new_password: 'a passphrase after the change' },
+    })
+    expect(changed.status).toBe(204)
+    const login = await t.request('/api/auth/login', { method: 'POST', json: { email: user.email, password: 'a passphrase after the change' } })
+    const fresh = ((await login.json()) as { access_token: string }).access_token
+    await page.evaluate((token) => localStorage.setItem('promptlib.token', token), fresh)
+    await other.waitForFunction((token) => localStorage.getItem('promptlib.token') === token, fresh)
+    release()
+    await loading
+    await Bun.sleep(500)
+    expect(await page.evaluate(() => localStorage.getItem('promptlib.token'))).toBe(fresh)
+    expect(await other.getByText('You were signed out.').count()).toBe(0)
+    await other.getByRole('button', { name: 'Log out' }).waitFor()
     expect(problems).toEqual([])
   }, 20_000)
 

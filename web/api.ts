@@ -33,10 +33,10 @@ export interface CallOptions {
 }
 
 let tokenSource: () => string | null = () => null
-let onUnauthorized: (problem: Problem) => void = () => {}
+let onUnauthorized: (problem: Problem, token: string) => void = () => {}
 
-/** The session tells the client which token to send, and hears when the server no longer takes it. */
-export function connectSession(source: () => string | null, unauthorized: (problem: Problem) => void) {
+/** The session tells the client which token to send, and hears when the server no longer takes one (which). */
+export function connectSession(source: () => string | null, unauthorized: (problem: Problem, token: string) => void) {
   tokenSource = source
   onUnauthorized = unauthorized
 }
@@ -62,7 +62,7 @@ export async function call(path: string, options: CallOptions = {}): Promise<Res
   }
   if (response.ok) return response
   const problem = await readProblem(response)
-  if (response.status === 401 && token) onUnauthorized(problem)
+  if (response.status === 401 && token) onUnauthorized(problem, token)
   throw new ApiError(problem, response.headers)
 }
 

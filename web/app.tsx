@@ -1,6 +1,6 @@
 // The frame around every page (skip link, header with search and navigation, main, footer) and
 // the table of client-side routes.
-import type { ComponentChildren, JSX } from 'preact'
+import { type ComponentChildren, Fragment, type JSX } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { AccountPage } from './pages/account'
 import { CallbackPage, LoginPage, RegisterPage } from './pages/auth'
@@ -13,7 +13,7 @@ import { SearchPage } from './pages/search'
 import { SkillPage, SkillsPage } from './pages/skills'
 import { TokensPage } from './pages/tokens'
 import { navigate, useLocation } from './router'
-import { clearNotice, signOut, useSession } from './session'
+import { clearNotice, sessionOwner, signOut, useSession } from './session'
 import { loginHref, Notice, Page } from './ui'
 
 type Route = [RegExp, (match: RegExpExecArray) => JSX.Element | null]
@@ -275,7 +275,7 @@ export function App() {
       <Header />
       <main id="main" tabIndex={-1} ref={main}>
         {session.notice && <SessionNotice text={session.notice} />}
-        {page ?? <NotFound />}
+        <Fragment key={sessionOwner(session.token)}>{page ?? <NotFound />}</Fragment>
       </main>
       <footer class="site-footer">
         <p>

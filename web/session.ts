@@ -39,6 +39,21 @@ function update(next: Partial<Session>) {
 
 export const currentSession = () => session
 
+/**
+ * Whose session it is: the user id in the token (a password change keeps it; another user or a
+ * logout does not), '' when signed out. The page is mounted anew when it changes, so nothing one
+ * user left on it (a token's secret shown once, an optimizer run) is shown to the next.
+ */
+export function sessionOwner(token: string | null): string {
+  if (!token) return ''
+  try {
+    const payload = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { user_id?: unknown }
+    return typeof payload.user_id === 'string' ? payload.user_id : token
+  } catch {
+    return token
+  }
+}
+
 export function useSession(): Session {
   const [, rerender] = useState(0)
   useEffect(() => {
@@ -51,7 +66,10 @@ export function useSession(): Session {
 
 connectSession(
   () => session.token,
-  (problem) => {
+  (problem, token) => {
+    // A refusal of a token this tab no longer holds (the answer to a request sent before a new
+    // login or a password change here or in another tab) ends nothing: the session moved on.
+    if (token !== session.token) return
     // The server no longer takes this token (expired, revoked by a password change, account gone).
     storeToken(null)
     favoriteIds = null
