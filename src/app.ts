@@ -66,6 +66,7 @@ export function createApp({
   const billing = createBilling({ storage, config, accounts, mail, log })
   const userData = createUserData({ accounts, favorites, tokens, optimizer, billing })
   const mcp = createMcp({ catalogue, skills, favorites, optimizer, log })
+  accounts.onUserDeleting((userId) => billing.cancelSubscriptionsOf(userId))
   accounts.onUserDeleted((userId, tx) => usage.forgetSubject(userSubject(userId), tx))
 
   const authenticate: BearerAuthenticator = (token) => (looksLikePat(token) ? tokens.authenticate(token) : accounts.authenticateJwt(token))

@@ -180,6 +180,7 @@ export function startFakePaypal(port = 0): FakePaypal {
           201,
         )
       }
+      if (request.method === 'POST' && /^\/v1\/billing\/subscriptions\/[^/]+\/cancel$/.test(url.pathname)) return new Response(null, { status: 204 })
       return json({ name: 'NOT_FOUND' }, 404)
     },
   })

@@ -84,6 +84,13 @@ export function startFakeStripe(port = 0): FakeStripe {
           url: `https://checkout.stripe.test/c/pay/${id}`,
         })
       }
+      const subscription = /^\/v1\/subscriptions\/([^/]+)$/.exec(url.pathname)
+      if (request.method === 'DELETE' && subscription) {
+        const id = decodeURIComponent(subscription[1]!)
+        if (id.startsWith('sub_gone'))
+          return json({ error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${id}'` } }, 404)
+        return json({ id, object: 'subscription', status: 'canceled' })
+      }
       return json({ error: { type: 'invalid_request_error', message: `no route ${url.pathname}` } }, 404)
     },
   })

@@ -61,10 +61,12 @@ export function accountsRoutes({ accounts, usage, guard, authRateLimit }: Accoun
       },
       {
         jwtOnly: true,
-        response: { 204: t.Void(), ...problems(401, 403) },
+        response: { 204: t.Void(), ...problems(401, 403, 502) },
         detail: {
           tags: ['accounts'],
           summary: 'Delete the account and everything it owns (needs a JWT, not a PAT)',
+          description:
+            'A subscription that would charge again is cancelled at its provider first; when the provider cannot be reached: 502 upstream_unavailable, nothing deleted.',
           security: [{ bearer: [] }],
         },
       },

@@ -54,6 +54,8 @@ export const publicUser = (u: Pick<UserRecord, 'id' | 'email' | 'name' | 'tier'>
 
 /** Work other features do when an account goes, inside the deleting transaction. */
 export type UserDeletedHook = (userId: string, tx: Tx) => Promise<void>
+/** Runs before the deletion's transaction (a call to another service may take seconds); throwing refuses the deletion. */
+export type UserDeletingHook = (userId: string) => Promise<void>
 
 export interface AccountsDeps {
   store: AccountsStore
@@ -80,6 +82,7 @@ function tidyName(name: string | null | undefined): string | null {
 
 export function createAccountsService({ store, transaction, jwt, hasher, usage }: AccountsDeps) {
   const deletedHooks: UserDeletedHook[] = []
+  const deletingHooks: UserDeletingHook[] = []
 
   /**
    * A token never predates the user's not-before second, or it would be born revoked. `checkedAt`
@@ -275,12 +278,19 @@ export function createAccountsService({ store, transaction, jwt, hasher, usage }
       deletedHooks.push(hook)
     },
 
-    /** Deletes the user and everything it owns, in one transaction. */
-    deleteAccount: (userId: string) =>
-      transaction(async (tx) => {
+    /** What other features must do before an account goes, outside its transaction (billing: stop its subscriptions at the providers). */
+    onUserDeleting(hook: UserDeletingHook): void {
+      deletingHooks.push(hook)
+    },
+
+    /** Deletes the user and everything it owns, in one transaction, once every onUserDeleting hook has done its part. */
+    async deleteAccount(userId: string): Promise<void> {
+      for (const hook of deletingHooks) await hook(userId)
+      await transaction(async (tx) => {
         for (const hook of deletedHooks) await hook(userId, tx)
         await store.delete(userId, tx)
-      }),
+      })
+    },
 
     /**
      * The one way a tier changes (payments, the CLI); null when there is no such user. `next`

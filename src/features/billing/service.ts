@@ -17,7 +17,7 @@ import { notConfigured, providerFailed } from './providers/errors'
 import type { PaypalSignature, WalletProvider } from './providers/paypal'
 import type { CardProvider } from './providers/stripe'
 import { type CardPrices, parseStripeEvent, signatureTime } from './providers/stripe-events'
-import { applyChange, newSubscription, periodEndOf, planTier, type Provider, runsAt, type SubscriptionView, subscriptionView } from './state'
+import { applyChange, newSubscription, periodEndOf, planTier, type Provider, renews, runsAt, type SubscriptionView, subscriptionView } from './state'
 import type { BillingStore } from './store'
 
 export type CheckoutTier = 'starter' | 'pro' | 'lifetime'
@@ -216,6 +216,31 @@ export function createBillingService({ store, transaction, accounts, mail, card,
   }
 
   return {
+    /**
+     * Before an account is deleted: its subscriptions that would charge again are ended at their
+     * providers, or the deletion is refused (502: nothing deleted, the user may retry), so no one
+     * pays on for an account that is gone. A provider this server is no longer configured for
+     * cannot be asked: said in the log, and the deletion goes on.
+     */
+    async cancelSubscriptionsOf(userId: string): Promise<void> {
+      for (const sub of await store.subscriptionsOf(userId)) {
+        if (!renews(sub)) continue
+        const provider = sub.provider === 'card' ? card : wallet
+        if (!provider) {
+          log.warn('account deleted with a subscription at a provider this server is not configured for; cancel it there', {
+            provider: sub.provider,
+            subscription_id: sub.providerSubscriptionId,
+          })
+          continue
+        }
+        await provider.cancelSubscription(sub.providerSubscriptionId)
+        log.info('subscription cancelled at the provider: its account is being deleted', {
+          provider: sub.provider,
+          subscription_id: sub.providerSubscriptionId,
+        })
+      }
+    },
+
     async checkoutCard(user: AuthUser, tier: CheckoutTier): Promise<{ checkout_url: string; session_id: string }> {
       if (!card) throw notConfigured('Card payments are not configured on this server.')
       const priceId = settings.cardPrices[tier]

@@ -144,6 +144,11 @@ const wasSuspended = (sub: SubscriptionRecord) =>
  * tier until its period end (contract section 8), unless it was suspended when cancelled (SPEC's
  * row is for an active subscription: a suspended one had no access to keep).
  */
+/** Whether the provider may charge for it again: not ended, and not set to end with its period. */
+export function renews(sub: SubscriptionRecord): boolean {
+  return sub.status !== 'canceled' && sub.status !== 'incomplete_expired' && !sub.cancelAtPeriodEnd
+}
+
 export function grantsAt(sub: SubscriptionRecord, t: number): boolean {
   return sub.tier !== null && runsAt(sub, t)
 }

@@ -13,5 +13,6 @@ export function deferredCardProvider(load: () => Promise<CardProvider>): CardPro
     createCustomer: async (user) => (await provider()).createCustomer(user),
     createCheckout: async (input) => (await provider()).createCheckout(input),
     verify: async (rawBody, signatureHeader) => (await provider()).verify(rawBody, signatureHeader),
+    cancelSubscription: async (subscriptionId) => (await provider()).cancelSubscription(subscriptionId),
   }
 }

@@ -48,6 +48,8 @@ export interface WalletProvider {
    * that answers no certificate (4xx, not a certificate); throws 502 when it cannot be fetched
    */
   verify(rawBody: string, signature: PaypalSignature): Promise<boolean>
+  /** Cancels the subscription (no further charge); one PayPal no longer has, or has already ended, is done. */
+  cancelSubscription(subscriptionId: string): Promise<void>
 }
 
 const TIMEOUT_MS = 10_000
@@ -224,6 +226,19 @@ export function paypalProvider(config: PaypalConfig, log: Logger): WalletProvide
         return approvalLink(body)
       } catch (error) {
         return failed('subscriptions.create', error)
+      }
+    },
+
+    async cancelSubscription(subscriptionId) {
+      try {
+        const { status } = await call('POST', `/v1/billing/subscriptions/${encodeURIComponent(subscriptionId)}/cancel`, {
+          reason: 'The promptlib account was deleted',
+        })
+        // 404: no such subscription; 422: already cancelled or expired (SUBSCRIPTION_STATUS_INVALID).
+        if ((status >= 200 && status < 300) || status === 404 || status === 422) return
+        throw new PaypalAnswer(`HTTP ${status}`)
+      } catch (error) {
+        failed('subscriptions.cancel', error)
       }
     },
 

@@ -20,6 +20,8 @@ export interface CardProvider {
   createCheckout(input: CardCheckout): Promise<{ url: string; id: string }>
   /** true when the Stripe-Signature header signs this exact body with our secret, within 300 s */
   verify(rawBody: string, signatureHeader: string): Promise<boolean>
+  /** Ends the subscription now (no further charge); one Stripe no longer has is already ended. */
+  cancelSubscription(subscriptionId: string): Promise<void>
 }
 
 /** Stripe's signature tolerance (contract section 8). */
@@ -103,6 +105,15 @@ export function stripeProvider(config: { secretKey: string; webhookSecret: strin
         return failed('checkout.sessions.create', new Error('no session id or url in the answer'))
       }
       return { id: session.id, url: session.url }
+    },
+
+    async cancelSubscription(subscriptionId) {
+      try {
+        await stripe.subscriptions.cancel(subscriptionId)
+      } catch (error) {
+        if ((error as { statusCode?: unknown }).statusCode === 404) return
+        failed('subscriptions.cancel', error)
+      }
     },
 
     async verify(rawBody, signatureHeader) {
