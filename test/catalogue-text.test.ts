@@ -76,6 +76,12 @@ describe('previewOf', () => {
     expect(p.endsWith('alpha…')).toBe(true)
     expect(p.length).toBeLessThanOrEqual(201)
   })
+  test('from the very start of a text, what comes before its first word is shown, not cut without a "…"', () => {
+    expect(snippet(['"Hello" said the quokka'], searchTerms('quokka')!)).toBe('&quot;Hello&quot; said the <mark>quokka</mark>')
+    expect(snippet(['  <b>bold</b> quokka'], searchTerms('quokka')!)).toBe('&lt;b&gt;bold&lt;/b&gt; <mark>quokka</mark>')
+    expect(snippet(['«quokka»'], searchTerms('quokka')!)).toBe('«<mark>quokka</mark>»')
+  })
+
   test('control characters between words show as a space', () => {
     expect(previewOf('\u001FFILE:a.md\u001E# A\u0007\u0085b\u007f')).toBe('FILE:a.md # A b')
   })

@@ -113,6 +113,23 @@ describe('JSON catalogue', async () => {
     expect(report.errors.map((e) => e.message)).toEqual(['prompts[0]: "title" must not be empty', 'prompts[0]: "content" must not be empty'])
   })
 
+  // A title of zero-width characters passed trim() and showed in the web app as a link of no width.
+  test('a title or content of nothing visible (zero-width and format characters) is empty too; one with a visible character is kept exactly', async () => {
+    const invisible = await importOne(
+      file(
+        'json',
+        catalogue([{ id: 'f1de0000-0000-4000-8000-000000000003', title: '\u200b\u200b\ufeff', category: 'fidelity', content: '\u200d \u2060' }]),
+      ),
+    )
+    expect(invisible.errors.map((e) => e.message)).toEqual(['prompts[0]: "title" must not be empty', 'prompts[0]: "content" must not be empty'])
+    const csv = await importOne(file('csv', 'act,prompt\n"\u200b\u200c","Some text"\n'))
+    expect(csv.errors.map((e) => e.message)).toEqual([expect.stringContaining('"act" (the title) is empty')])
+    const id = 'f1de0000-0000-4000-8000-000000000004'
+    const kept = await importOne(file('json', catalogue([{ id, title: '\u200bA\u200b', category: 'fidelity', content: 'x' }])))
+    expect(kept.errors).toEqual([])
+    expect((await served(id)).title).toBe('\u200bA\u200b')
+  })
+
   test('a lone surrogate ("\\ud800") or NUL refuses the record alone, with file, line and field', async () => {
     const before = await promptCount()
     const text = catalogue([

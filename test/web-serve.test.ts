@@ -106,6 +106,19 @@ describe('the page', () => {
     expect(again.headers.get('content-security-policy')).toContain("default-src 'none'")
   })
 
+  test('If-None-Match as RFC 9110 reads it (weak tags, lists, *); the gzip and plain bodies have tags of their own', async () => {
+    const plain = await get('/', { headers: { 'accept-encoding': 'identity' } })
+    const gzip = await get('/', { headers: { 'accept-encoding': 'gzip' } })
+    expect(gzip.headers.get('content-encoding')).toBe('gzip')
+    const [plainTag, gzipTag] = [plain.headers.get('etag')!, gzip.headers.get('etag')!]
+    expect(plainTag).not.toBe(gzipTag)
+    for (const header of [`W/${gzipTag}`, `"nope", ${gzipTag}`, '*'])
+      expect([header, (await get('/', { headers: { 'accept-encoding': 'gzip', 'if-none-match': header } })).status]).toEqual([header, 304])
+    // The plain body's tag does not validate the gzip body, and a tag of nothing here matches nothing.
+    for (const header of [plainTag, '"nope"'])
+      expect([header, (await get('/', { headers: { 'accept-encoding': 'gzip', 'if-none-match': header } })).status]).toEqual([header, 200])
+  })
+
   test('other methods: 405 with Allow (problem+json); OPTIONS lists them', async () => {
     const post = await get('/account', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
     expect(post.status).toBe(405)

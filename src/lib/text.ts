@@ -76,6 +76,12 @@ export function longerThan(text: string, max: number): boolean {
   return characters > max
 }
 
+/**
+ * Nothing a reader can see: white space, control and format characters only (a zero-width space,
+ * joiner or mark alone). A title of those passed trim() and showed as an empty, unclickable link.
+ */
+export const isBlank = (text: string) => /^[\s\p{Cc}\p{Cf}]*$/u.test(text)
+
 export const joinTags = (tags: readonly string[]) => tags.join(' ')
 export const splitTags = (tags: string): string[] => (tags === '' ? [] : tags.split(' '))
 

@@ -42,10 +42,23 @@ const ALLOW = 'GET, HEAD, OPTIONS'
 
 export type WebHandler = (request: Request, pathname: string) => Response | Promise<Response>
 
+/**
+ * If-None-Match as RFC 9110 13.1.2 reads it: `*`, or a list of tags compared weakly (a proxy that
+ * transforms the body may hand on the tag weakened, W/"…").
+ */
+function matchesNoneOf(header: string | null, etag: string): boolean {
+  if (header === null) return false
+  if (header.trim() === '*') return true
+  const opaque = etag.replace(/^W\//, '')
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque)
+}
+
 function answer(request: Request, file: WebAsset, headers: Record<string, string>): Response {
-  const common = { ...headers, etag: file.etag, vary: 'Accept-Encoding' }
-  if (request.headers.get('if-none-match') === file.etag) return new Response(null, { status: 304, headers: common })
   const gzip = file.gzip !== null && /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
+  // One tag per representation (RFC 9110 8.8.3): the gzip body is another set of bytes than the plain one.
+  const etag = gzip ? file.etag.replace(/"$/, '-gz"') : file.etag
+  const common = { ...headers, etag, vary: 'Accept-Encoding' }
+  if (matchesNoneOf(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers: common })
   const body = gzip ? file.gzip! : file.body
   const response = new Response(request.method === 'HEAD' ? null : body, {
     headers: { ...common, 'content-type': file.type, ...(gzip ? { 'content-encoding': 'gzip' } : {}) },

@@ -270,7 +270,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /** `hitWords[k]` non-null: token k is a match (none given: no token is). */
 function render({ text, starts, ends, before, after }: Region, hitWords: (string | null)[], start: number): string {
   const end = Math.min(starts.length, start + SNIPPET_WORDS)
-  let out = start > 0 || before ? '…' : ''
+  // From the very start of the text, what comes before its first word is shown too (an opening
+  // quote, a "<"): cut without a "…", it misquoted the text.
+  let out = start > 0 || before ? '…' : escapeHtml(text.slice(0, starts[0]).replace(SPACE_OR_CONTROL, ' ').trimStart())
   let at = starts[start]!
   for (let k = start; k < end; k++) {
     out += escapeHtml(text.slice(at, starts[k]).replace(SPACE_OR_CONTROL, ' '))

@@ -8,7 +8,7 @@
 // land in their `category`, else --category, else `coding` when for_devs is TRUE, else `general`
 // (created when missing). A row's id is its `id`, else a UUID v5 of category + title, so
 // re-importing the file updates rows instead of duplicating them.
-import { isSlug, longerThan, normaliseTags, unstorable, UUID } from '../../../lib/text'
+import { isBlank, isSlug, longerThan, normaliseTags, unstorable, UUID } from '../../../lib/text'
 import type { PromptInput } from '../store'
 import { DEFAULT_PROMPT_TYPE, previewOf, uuidV5 } from '../text'
 import { CsvParser, type CsvRecord, isCsvError } from './csv-parse'
@@ -121,9 +121,9 @@ async function importRows(target: ImportTarget, source: ByteSource, report: File
       if (problems.length > 0) return refused()
       const title = exact ? field('act') : field('act').trim()
       const content = exact ? field('prompt') : field('prompt').trim()
-      if (title.trim() === '') problems.push([record.line, '"act" (the title) is empty'])
+      if (isBlank(title)) problems.push([record.line, '"act" (the title) is empty'])
       else if (longerThan(title, LIMITS.title)) problems.push([record.line, `"act" is longer than ${LIMITS.title} characters`])
-      if (content.trim() === '') problems.push([record.line, '"prompt" (the content) is empty'])
+      if (isBlank(content)) problems.push([record.line, '"prompt" (the content) is empty'])
       else if (longerThan(content, LIMITS.content))
         problems.push([record.line, `"prompt" is longer than ${LIMITS.content.toLocaleString('en-US')} characters`])
       const devFlag = field('for_devs').trim().toLowerCase()

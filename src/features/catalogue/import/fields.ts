@@ -1,7 +1,7 @@
 // Reads the fields of one imported record, collecting every problem instead of stopping at the
 // first, so a file's report lists all of them. A lone surrogate anywhere in a record (a "\ud800"
 // escape without its pair) refuses it: no text column can store one.
-import { cleanText, isSlug, longerThan, normaliseTags, SLUG_MAX, slugify, unstorable } from '../../../lib/text'
+import { cleanText, isBlank, isSlug, longerThan, normaliseTags, SLUG_MAX, slugify, unstorable } from '../../../lib/text'
 import { isStorableTime } from '../../../lib/time'
 import { DEFAULT_PROMPT_TYPE } from '../text'
 
@@ -115,7 +115,7 @@ export class RecordReader {
     const nul = opts.exact ? unstorable(value, { surrogates: false }) : null
     if (nul) return this.fail(`"${key}" ${nul.problem}`)
     const text = opts.exact ? value : cleanText(value).trim()
-    if (opts.required && opts.blank !== 'allowed' && text.trim() === '') return this.fail(`"${key}" must not be empty`)
+    if (opts.required && opts.blank !== 'allowed' && isBlank(text)) return this.fail(`"${key}" must not be empty`)
     if (longerThan(text, opts.max)) return this.fail(`"${key}" is longer than ${opts.max.toLocaleString('en-US')} characters`)
     return text
   }
