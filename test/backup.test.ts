@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path'
 import { processEnv, TEST_ENGINE, tempDir } from './support/app'
 import { cli, cliAsync, startServer } from './support/process'
+import { canMountTmpfs, withSmallDisk } from './support/disk'
 
 const fixture = join(import.meta.dir, 'fixtures', 'catalogue-good.json')
 
@@ -124,6 +125,21 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('SQLite backup and restore', () => {
     expect(cli(['restore', join(copy, 'promptlib.db')], env).code).toBe(0)
     expect(count(join(env.DATA_DIR, 'promptlib.db'), "categories WHERE id = 'only-in-the-log'")).toBe(1)
   }, 30_000)
+
+  test.skipIf(!canMountTmpfs)(
+    'backup onto a full disk names that disk, and leaves nothing there',
+    () => {
+      const env = { DATA_DIR: tempDir(), DEMO_CATALOGUE: 'false' }
+      expect(cli(['import', fixture], env).code).toBe(0)
+      withSmallDisk('64k', (disk) => {
+        const r = cli(['backup', join(disk, 'b.db')], env)
+        expect(r.code).toBe(1)
+        expect(r.stderr).toBe(`promptlib: the disk holding ${disk} is full; nothing written (the database is untouched)\n`)
+        expect(readdirSync(disk)).toEqual([])
+      })
+    },
+    30_000,
+  )
 
   test('restore refuses what is not a promptlib database, and a missing file', () => {
     const env = { DATA_DIR: tempDir(), DEMO_CATALOGUE: 'false' }

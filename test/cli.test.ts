@@ -1,21 +1,12 @@
 // The command line, run as a real process (contract section 11).
 import { describe, expect, test } from 'bun:test'
 import { cli, freePort, startServer } from './support/process'
-import { processEnv, TEST_ENGINE, tempDir } from './support/app'
+import { processEnv, tempDir } from './support/app'
+import { canMountTmpfs, withSmallDisk } from './support/disk'
 import { emptyDatabaseUrl } from './support/postgres'
 import { sqlRun, withStorage } from './support/sql'
 import { join } from 'node:path'
-import { spawnSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
-
-/** A small disk to fill (SQLite only, and only where this process may mount one: root in a container that allows it). */
-const canMountTmpfs = (() => {
-  if (process.getuid?.() !== 0 || TEST_ENGINE !== 'sqlite') return false
-  const probe = tempDir()
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]).status !== 0) return false
-  spawnSync('umount', [probe])
-  return true
-})()
 
 describe('promptlib CLI', () => {
   test('help and version', () => {
@@ -122,10 +113,8 @@ describe('promptlib CLI', () => {
   // A full disk in the second of two files: the first file's summary was never printed, though it was committed.
   test.skipIf(!canMountTmpfs)(
     'import of several files on a disk that fills: the files before say what they did, the failing one is named',
-    () => {
-      const disk = tempDir()
-      expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', disk]).status).toBe(0)
-      try {
+    () =>
+      withSmallDisk('3m', (disk) => {
         const env = { DATA_DIR: join(disk, 'data'), DEMO_CATALOGUE: 'false' }
         const files = tempDir()
         const csv = (rows: number, size: number) =>
@@ -137,10 +126,7 @@ describe('promptlib CLI', () => {
         expect(r.stdout).toContain('small.csv: 50 added')
         expect(r.stderr).toContain('big.csv: not imported (rolled back)')
         expect(r.stderr).toMatch(/full/)
-      } finally {
-        spawnSync('umount', [disk])
-      }
-    },
+      }),
     60_000,
   )
 

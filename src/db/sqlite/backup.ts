@@ -13,7 +13,7 @@
 // import alone on it, which holds no lock between files) is refused; a damaged one (what a restore
 // is for) is set aside with its log and journal as they were.
 import { Database, SQLiteError } from 'bun:sqlite'
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
+import { accessSync, chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { EMBEDDED_MIGRATIONS } from './migrations.gen'
 
@@ -35,6 +35,15 @@ function fsyncFile(file: string): void {
     fsyncSync(fd)
   } finally {
     closeSync(fd)
+  }
+}
+
+const canRead = (directory: string) => {
+  try {
+    accessSync(directory, constants.R_OK | constants.X_OK)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -62,7 +71,12 @@ function inspect(file: string): { migrations: number; ok: boolean; problem?: str
 
 export function backupDatabase(file: string, target: string, { lockTimeoutMs }: { lockTimeoutMs: number }): BackupResult {
   const started = performance.now()
-  if (!existsSync(file)) throw new BackupError(`no database at ${file} (is DATA_DIR right?)`)
+  if (!existsSync(file)) {
+    // existsSync says false for a file this user may not look at, too.
+    if (existsSync(dirname(file)) && !canRead(dirname(file)))
+      throw new BackupError(`cannot read ${dirname(file)} (permission denied); run the backup as the user the server runs as`)
+    throw new BackupError(`no database at ${file} (is DATA_DIR right?)`)
+  }
   if (existsSync(target)) throw new BackupError(`${target} already exists; choose a new name (a backup never overwrites a file)`)
   const partial = join(dirname(target), `.${basename(target)}.partial`)
   rmSync(partial, { force: true })
@@ -78,7 +92,11 @@ export function backupDatabase(file: string, target: string, { lockTimeoutMs }: 
     db.run(`PRAGMA busy_timeout = ${lockTimeoutMs}`)
     db.query('VACUUM INTO ?').run(partial)
   } catch (error) {
-    rmSync(partial, { force: true })
+    // The copy's own journal goes with it (VACUUM INTO writes one beside its target).
+    for (const leftover of [partial, `${partial}-journal`]) rmSync(leftover, { force: true })
+    // A full disk here is the target's (the database's disk has only been read).
+    if (error instanceof SQLiteError && error.code?.startsWith('SQLITE_FULL'))
+      throw new BackupError(`the disk holding ${dirname(target)} is full; nothing written (the database is untouched)`)
     throw error
   } finally {
     db.close()
