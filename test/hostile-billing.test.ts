@@ -455,8 +455,10 @@ describe('the wallet return URL', () => {
         location: `${FRONTEND}/billing?status=error`,
       })
     }
+    // Far too long for an order id: a browser still gets its redirect, never a 422 page.
+    const long = await t.request(`/api/payments/altpay/return?token=${'A'.repeat(201)}`)
+    expect([long.status, long.headers.get('location')]).toEqual([302, `${FRONTEND}/billing?status=error`])
     expect(paypal.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([])
-    await problem(await t.request(`/api/payments/altpay/return?token=${'A'.repeat(201)}`), 422, 'validation_failed')
   })
 })
 

@@ -13,7 +13,21 @@
 // import alone on it, which holds no lock between files) is refused; a damaged one (what a restore
 // is for) is set aside with its log and journal as they were.
 import { Database, SQLiteError } from 'bun:sqlite'
-import { accessSync, chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { EMBEDDED_MIGRATIONS } from './migrations.gen'
 
