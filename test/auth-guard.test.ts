@@ -165,6 +165,20 @@ describe('login and register rate limit (per client address)', async () => {
     await problem(await limited.request('/api/auth/register', { method: 'POST', json: { nonsense: true }, headers }), 429, 'rate_limited')
   })
 
+  // One IPv6 host holds a /64 and may use a new address for every request: each was a new client.
+  test('one client however its address is written: an IPv6 /64, a port, IPv4 inside IPv6', async () => {
+    for (const [first, ...others] of [
+      ['2001:db8:77:1::1', '2001:DB8:77:1::2', '[2001:db8:77:1:abcd::9]:4433', '2001:db8:77:1:0:0:0:ff'],
+      ['198.51.100.77:40001', '198.51.100.77', '::ffff:198.51.100.77', '198.51.100.77:40002'],
+    ]) {
+      expect((await attempt(first!)).status).toBe(401)
+      for (const other of others.slice(0, 2)) expect((await attempt(other!)).status).toBe(401)
+      await problem(await attempt(others[2]!), 429, 'rate_limited')
+    }
+    // Another /64 is another client.
+    expect((await attempt('2001:db8:77:2::1')).status).toBe(401)
+  })
+
   test('only the right-most X-Forwarded-For entry counts (the left ones are client-supplied)', async () => {
     for (let i = 0; i < 3; i++) {
       await limited.request('/api/auth/login', {
