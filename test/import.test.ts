@@ -16,7 +16,7 @@ import { uuidV5 } from '../src/features/catalogue/text'
 import { json, makeTestApp, processEnv, TEST_ENGINE, type TestApp, tempDir } from './support/app'
 import { freshDatabaseUrl } from './support/postgres'
 import { countRows } from './support/catalogue'
-import { cli, startServer } from './support/process'
+import { cli, cliAsync, startServer } from './support/process'
 import { sqlNumber, sqlRows, withStorage } from './support/sql'
 
 const FIXTURES = join(import.meta.dir, 'fixtures')
@@ -773,6 +773,33 @@ describe('demo catalogue', async () => {
     expect(await t.services.catalogue.loadDemoIfEmpty(t.log)).toBe(false)
     expect(await countRows(t, 'prompts')).toBe(3)
   })
+
+  // On PostgreSQL the loader saw an empty catalogue while an import had not committed yet, and
+  // loaded the demo on top of it once it had.
+  test('a server that starts during an import leaves the demo out', async () => {
+    const env = await processEnv()
+    expect(cli(['migrate'], env).code).toBe(0)
+    const file = join(tempDir(), 'during.json')
+    const prompts = Array.from({ length: 4000 }, (_, i) => ({
+      id: uuidV5(`during-${i}`),
+      title: `Imported while a server starts ${i}`,
+      category: 'mine',
+      content: `Body ${i} `.repeat(40),
+    }))
+    writeFileSync(file, JSON.stringify({ format: 'promptlib-catalogue', version: 1, categories: [{ id: 'mine', name: 'Mine' }], prompts }))
+    const importing = cliAsync(['import', file], env)
+    await Bun.sleep(300)
+    const server = await startServer(env)
+    try {
+      expect((await importing).code).toBe(0)
+      const { items } = await json(await fetch(`${server.url}/api/categories`))
+      expect(items.map((c: { id: string }) => c.id)).toEqual(['mine'])
+      expect(server.output()).not.toContain('demo catalogue loaded')
+    } finally {
+      server.kill()
+      await server.exited
+    }
+  }, 60_000)
 
   test('servers starting together on one fresh database load it once', async () => {
     const env = await processEnv()

@@ -126,7 +126,10 @@ export interface CatalogueStore {
   deferIndexes(tx: Tx, written: number): Promise<() => Promise<void>>
   /** true when any category or prompt exists */
   hasContent(tx?: Tx): Promise<boolean>
-  /** Serialises instances loading the demo catalogue into an empty database (held until `tx` ends). */
+  /**
+   * Serialises the demo loader with itself and with imports (held until `tx` ends): instances
+   * that start together load it once, and one that starts during an import sees that import.
+   */
   lockDemoLoad(tx: Tx): Promise<void>
 
   /** Every category (or the one asked for) in display order, for an export (`tx`: a snapshot). */

@@ -58,6 +58,9 @@ export async function importFile(
   }
   try {
     await target.transaction(async (tx) => {
+      // An instance that starts meanwhile checks for an empty catalogue under this lock: it waits
+      // for this file's commit and finds it, where it saw nothing and loaded the demo on top.
+      await target.catalogue.lockDemoLoad(tx)
       let undoIndexWork: (() => Promise<void>) | null = null
       let promptsWritten = 0
       const prompts = new Batch<PromptInput, Outcome>(

@@ -7,7 +7,10 @@ import type { CatalogueStore } from '../store'
 export interface ImportTarget {
   /** Runs `fn` in one transaction (joining `tx` when given). */
   transaction<T>(fn: (tx: Tx) => Promise<T>, tx?: Tx): Promise<T>
-  catalogue: Pick<CatalogueStore, 'categoryOutline' | 'upsertCategory' | 'ensureCategory' | 'upsertSubcategory' | 'upsertPrompts' | 'bumpRevision'>
+  catalogue: Pick<
+    CatalogueStore,
+    'categoryOutline' | 'upsertCategory' | 'ensureCategory' | 'upsertSubcategory' | 'upsertPrompts' | 'bumpRevision' | 'lockDemoLoad'
+  >
   skills: Pick<SkillsService, 'upsertSkills'>
   /**
    * Many prompts follow in `tx` (a large file; `written` so far): the search index may leave
