@@ -244,6 +244,29 @@ describe('the sweep of dead processes (on the database, both engines)', () => {
     }
   })
 
+  // A process stalled past the heartbeat timeout (a paused VM) is taken for dead, its run ended
+  // and refunded; when it went on and delivered, the run was recorded completed and never counted.
+  test('a stream that outlives a sweep of its row and then delivers is counted again', async () => {
+    const slow = new FakeLlm()
+    try {
+      const t = await makeOptimizerApp({ upstreamUrl: slow.url })
+      const { token, user } = await register(t)
+      await setTier(t, user.id, 'starter')
+      await (await optimize(t, token, { prompt: 'x', mode: 'enhance' })).text()
+      slow.script = { headerDelayMs: 300, tokens: ['delivered ', 'after all'] }
+      const reader = new SseReader(await optimize(t, token, { prompt: 'x', mode: 'enhance' }))
+      expect((await reader.next())!.event).toBe('start')
+      await sqlRun(t.storage, "UPDATE optimization_history SET instance_id = 'ghost' WHERE status = 'running'")
+      expect(await t.services.optimizer.sweepDeadInstances(self)).toBe(1)
+      expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
+      expect((await reader.all()).at(-1)!.event).toBe('done')
+      expect((await historyRows(t.storage, user.id)).map((r) => r.status)).toEqual(['completed', 'completed'])
+      expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(2)
+    } finally {
+      slow.stop()
+    }
+  })
+
   test('a registration that beat after the sweep read it is not removed; a removed one registers again with its next beat', async () => {
     const t = await makeOptimizerApp()
     const store = t.storage.engine === 'sqlite' ? sqliteOptimizerStore(t.storage) : pgOptimizerStore(t.storage)

@@ -25,7 +25,7 @@ const HOUR = 60 * 60 * 1000
 
 export interface OptimizerDeps {
   storage: Storage
-  usage: Pick<UsageService, 'consume' | 'refund' | 'used'>
+  usage: Pick<UsageService, 'consume' | 'refund' | 'takeAgain' | 'used'>
   log: Logger
   config: Pick<Config, 'optimizer' | 'optimizerStream'>
   shutdown: AbortSignal

@@ -28,7 +28,7 @@ export interface OptimizerDeps {
   store: OptimizerStore
   /** one write transaction spanning the optimizer's store and usage (storage.transaction) */
   transaction: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
-  usage: Pick<UsageService, 'consume' | 'refund' | 'used'>
+  usage: Pick<UsageService, 'consume' | 'refund' | 'takeAgain' | 'used'>
   log: Logger
   engine: OptimizerEngine
   maxOpenStreamsPerUser: number
@@ -195,12 +195,13 @@ export function createOptimizerService(deps: OptimizerDeps) {
       finishedAt: new Date(),
     }
     try {
-      if (!end.refund) await store.finish(id, outcome)
-      else {
-        await transaction(async (tx) => {
-          if (await store.finish(id, outcome, tx)) await usage.refund(userSubject(userId), 'optimizations', day, tx)
-        })
-      }
+      await transaction(async (tx) => {
+        const over = await store.finish(id, outcome, tx)
+        if (end.refund && over === 'running') await usage.refund(userSubject(userId), 'optimizations', day, tx)
+        // This process was taken for dead (stalled past the heartbeat timeout), its run ended and
+        // refunded by another instance, and then it went on and delivered: the unit is taken again.
+        if (!end.refund && over === 'refunded') await usage.takeAgain(userSubject(userId), 'optimizations', day, tx)
+      })
     } catch (error) {
       // The database may be closing under a shutdown; the client still gets its last event.
       log.error('optimizer history update failed', { request_id: requestId, history_id: id, error })

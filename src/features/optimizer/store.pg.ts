@@ -8,7 +8,7 @@ import { alias } from 'drizzle-orm/pg-core'
 import { descending } from '../../db/postgres/columns'
 import type { PgStorage } from '../../db/storage'
 import { optimizationHistory as history, serverInstances } from './schema.pg'
-import type { CapResult, OptimizerStore } from './store'
+import { type CapResult, finishedOver, type OptimizerStore, SERVER_DIED } from './store'
 
 export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
   const db = storage.db
@@ -36,15 +36,27 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
       await db
         .update(history)
         .set({ firstTextAt: at })
-        .where(and(eq(history.id, id), isNull(history.firstTextAt)))
+        .where(and(eq(history.id, id), isNull(history.firstTextAt), eq(history.status, 'running')))
     },
 
     async finish(id, outcome, tx) {
       // One statement that also returns the status it replaced (the row locked by FOR UPDATE).
       const before = alias(history, 'before')
-      const locked = storage.use(tx).select({ id: before.id, status: before.status }).from(before).where(eq(before.id, id)).for('update').as('locked')
-      const [row] = await storage.use(tx).update(history).set(outcome).from(locked).where(eq(history.id, locked.id)).returning({ was: locked.status })
-      return row?.was === 'running'
+      const locked = storage
+        .use(tx)
+        .select({ id: before.id, status: before.status, errorCode: before.errorCode, firstTextAt: before.firstTextAt })
+        .from(before)
+        .where(eq(before.id, id))
+        .for('update')
+        .as('locked')
+      const [row] = await storage
+        .use(tx)
+        .update(history)
+        .set(outcome)
+        .from(locked)
+        .where(eq(history.id, locked.id))
+        .returning({ status: locked.status, errorCode: locked.errorCode, firstTextAt: locked.firstTextAt })
+      return finishedOver(row)
     },
 
     // The total beside each row (a window over every match, before LIMIT): one statement, one
@@ -80,7 +92,7 @@ export function pgOptimizerStore(storage: PgStorage): OptimizerStore {
       const rows = await storage
         .use(tx)
         .update(history)
-        .set({ status: 'aborted', errorCode: 'server_died', finishedAt: now })
+        .set({ status: 'aborted', errorCode: SERVER_DIED, finishedAt: now })
         .where(and(eq(history.status, 'running'), isNotNull(history.instanceId), notInArray(history.instanceId, live)))
         .returning({ userId: history.userId, createdAt: history.createdAt, firstTextAt: history.firstTextAt })
       return rows.map((row) => ({ userId: row.userId, createdAt: row.createdAt, textSent: row.firstTextAt !== null }))

@@ -6,7 +6,7 @@ import { and, count, desc, eq, gt, isNotNull, isNull, lt, notInArray, or, sql } 
 import { perConnection } from '../../db/sqlite/prepared'
 import type { SqliteDb, SqliteStorage } from '../../db/storage'
 import { optimizationHistory as history, serverInstances } from './schema.sqlite'
-import type { CapResult, OptimizerStore, RunRecord } from './store'
+import { type CapResult, finishedOver, type OptimizerStore, type RunRecord, SERVER_DIED } from './store'
 
 // Placeholders in WHERE take raw values (ms for timestamps); placeholders in VALUES/SET go
 // through the column's mapping (Dates). drizzle maps SET placeholders at run time but does not type them.
@@ -34,7 +34,7 @@ const statements = perConnection((db: SqliteDb) => ({
     })
     .prepare(),
   statusOf: db
-    .select({ status: history.status })
+    .select({ status: history.status, errorCode: history.errorCode, firstTextAt: history.firstTextAt })
     .from(history)
     .where(eq(history.id, sql.placeholder('id')))
     .prepare(),
@@ -53,7 +53,7 @@ const statements = perConnection((db: SqliteDb) => ({
   markText: db
     .update(history)
     .set({ firstTextAt: setTo('at') })
-    .where(and(eq(history.id, sql.placeholder('id')), isNull(history.firstTextAt)))
+    .where(and(eq(history.id, sql.placeholder('id')), isNull(history.firstTextAt), eq(history.status, 'running')))
     .prepare(),
 }))
 
@@ -80,9 +80,9 @@ export function sqliteOptimizerStore(storage: SqliteStorage): OptimizerStore {
     finish: (id, outcome, tx) =>
       storage.write((db) => {
         const s = statements(db)
-        const was = s.statusOf.get({ id })?.status
+        const before = s.statusOf.get({ id })
         s.finish.run({ id, ...outcome })
-        return was === 'running'
+        return finishedOver(before)
       }, tx),
 
     page: (userId, limit, offset) =>
@@ -114,7 +114,7 @@ export function sqliteOptimizerStore(storage: SqliteStorage): OptimizerStore {
         const live = db.select({ id: serverInstances.id }).from(serverInstances)
         return db
           .update(history)
-          .set({ status: 'aborted', errorCode: 'server_died', finishedAt: now })
+          .set({ status: 'aborted', errorCode: SERVER_DIED, finishedAt: now })
           .where(and(eq(history.status, 'running'), isNotNull(history.instanceId), notInArray(history.instanceId, live)))
           .returning({ userId: history.userId, createdAt: history.createdAt, firstTextAt: history.firstTextAt })
           .all()

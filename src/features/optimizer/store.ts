@@ -62,10 +62,14 @@ export interface OptimizerStore {
    * that transaction (so a refusal can roll back the quota unit taken in it).
    */
   insertRunningWithinCap(run: NewRun, cap: number, countSince: Date, tx?: Tx): Promise<CapResult>
-  /** Notes when the first text went out (once): a run cut off before it is refunded. */
+  /** Notes when the first text went out (once, and only while the run is `running`): a run cut off before it is refunded. */
   markTextSent(id: string, at: Date): Promise<void>
-  /** Records how a run ended; true when it was still `running` (false: a sweep had ended it). */
-  finish(id: string, outcome: RunOutcome, tx?: Tx): Promise<boolean>
+  /**
+   * Records how a run ended, and says what it ended: `running`; `refunded`, a run a sweep of dead
+   * processes had ended before any text and whose unit it gave back (this process was taken for
+   * dead, then went on); `ended`, one a sweep had ended otherwise.
+   */
+  finish(id: string, outcome: RunOutcome, tx?: Tx): Promise<FinishedOver>
   /** The user's rows, newest first (ties in insertion order), and how many there are. */
   page(userId: string, limit: number, offset: number): Promise<{ rows: RunRecord[]; total: number }>
   /** Ends (`aborted`, `server_died`) the `running` rows of instances no longer registered. */
@@ -80,3 +84,14 @@ export interface OptimizerStore {
   removeInstances(seen: Pick<InstanceRecord, 'id' | 'heartbeatAt'>[]): Promise<void>
   unregister(id: string): Promise<void>
 }
+
+export type FinishedOver = 'running' | 'refunded' | 'ended'
+
+/** What finish() found: the row's status, error code and first text before it wrote. */
+export function finishedOver(before: { status: string; errorCode: string | null; firstTextAt: unknown } | undefined): FinishedOver {
+  if (before?.status === 'running') return 'running'
+  return before?.status === 'aborted' && before.errorCode === SERVER_DIED && before.firstTextAt === null ? 'refunded' : 'ended'
+}
+
+/** The error code a sweep of dead processes gives the runs it ends. */
+export const SERVER_DIED = 'server_died'

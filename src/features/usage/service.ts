@@ -52,6 +52,11 @@ export function createUsageService(store: UsageStore) {
     /** Gives back one unit taken on `day` (a call that failed before producing anything). */
     refund: (subject: string, metric: Metric, day: string, tx?: Tx) => store.refund({ subject, metric, day }, tx),
 
+    /** Takes again, whatever the limit, a unit given back on `day` for a call that then produced its result after all. */
+    takeAgain: async (subject: string, metric: Metric, day: string, tx?: Tx) => {
+      await store.take({ subject, metric, day }, null, undefined, tx)
+    },
+
     used: (subject: string, metric: Metric, now = new Date()) => store.used({ subject, metric, day: utcDay(now) }),
 
     /** Today's counts of every metric for one subject (GET /api/user/me). */
