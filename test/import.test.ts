@@ -139,6 +139,19 @@ describe('JSON catalogue', async () => {
     ])
   })
 
+  // It was read again once its category was known, and its warnings were reported again.
+  test('a prompt that comes before its category has its warnings reported once', async () => {
+    const t = await makeTestApp()
+    const file = join(t.dataDir, 'warned.json')
+    writeFileSync(
+      file,
+      '{"format":"promptlib-catalogue","version":1,"prompts":[{"id":"abcdef00-0000-4000-8000-00000000000a","title":"P","category":"k","content":"c","extra":1}],"categories":[{"id":"k","name":"K"}]}',
+    )
+    const [r] = await importPaths(t, [file])
+    expect(r).toMatchObject({ created: 2, failed: 0 })
+    expect(r!.warnings.map((w) => w.message)).toEqual(['prompts[0]: unknown field "extra" ignored'])
+  })
+
   test('a dry run reports what the import would do and writes nothing', async () => {
     const t = await makeTestApp()
     await importPaths(t, [fx('catalogue-good.json')])
@@ -655,6 +668,31 @@ describe('Agent Skills folders', async () => {
     expect(again!.warnings.map((w) => w.message)).toEqual([expect.stringContaining('"instructions" is empty')])
     const skill = async (app: TestApp) => (await sqlRows(app.storage, 'SELECT id, description, instructions FROM skills'))[0]
     expect(await skill(copy)).toEqual(await skill(t))
+  })
+
+  // The later folder replaced the earlier one's skill on every import, and a re-import was never unchanged.
+  test('two folders with one skill name: the first is imported, the second refused naming the first; a re-import changes nothing', async () => {
+    const t = await makeTestApp()
+    const dir = join(t.dataDir, 'twins')
+    for (const [folder, description] of [
+      ['a-twin', 'The first. Use first.'],
+      ['b-twin', 'The second. Use second.'],
+    ]) {
+      mkdirSync(join(dir, folder!), { recursive: true })
+      writeFileSync(join(dir, folder!, 'SKILL.md'), `---\nname: twin\ndescription: ${description}\n---\nBody\n`)
+    }
+    const reports = await importPaths(t, [dir])
+    expect(reports.map((r) => [r.created, r.updated, r.failed])).toEqual([
+      [1, 0, 0],
+      [0, 0, 1],
+    ])
+    expect(reports[1]!.errors.map((e) => e.message)).toEqual(['duplicate skill name "twin": a-twin has it too, and only the first is imported'])
+    expect(await sqlRows(t.storage, 'SELECT description FROM skills')).toEqual([{ description: 'The first. Use first.' }])
+    const again = await importPaths(t, [dir])
+    expect(again.map((r) => [r.created, r.updated, r.unchanged, r.failed])).toEqual([
+      [0, 0, 1, 0],
+      [0, 0, 0, 1],
+    ])
   })
 
   test('a name that differs from its folder is a warning; malformed YAML an error with its line', async () => {

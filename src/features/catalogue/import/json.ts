@@ -84,8 +84,16 @@ async function importCatalogueEvents(
     report.failed++
     for (const message of messages) addError(report, line, `${section}[${index}]: ${message}`)
   }
-  /** Reads a record with `parse`; its warnings are reported, its errors refuse it (null). */
-  const read = <T>(section: Section, index: number, line: number | null, raw: unknown, known: string[], parse: (r: RecordReader) => T | null) => {
+  /** Reads a record with `parse`; its warnings are reported (unless `warned` already), its errors refuse it (null). */
+  const read = <T>(
+    section: Section,
+    index: number,
+    line: number | null,
+    raw: unknown,
+    known: string[],
+    parse: (r: RecordReader) => T | null,
+    warned = false,
+  ) => {
     if (!isRecord(raw)) {
       refuseRecord(section, index, line, ['must be an object'])
       return null
@@ -93,7 +101,7 @@ async function importCatalogueEvents(
     const reader = new RecordReader(raw, known)
     reader.refuseLoneSurrogates()
     const value = parse(reader)
-    for (const message of reader.warnings) addWarning(report, line, `${section}[${index}]: ${message}`)
+    if (!warned) for (const message of reader.warnings) addWarning(report, line, `${section}[${index}]: ${message}`)
     if (reader.errors.length > 0 || value === null) {
       refuseRecord(section, index, line, reader.errors.length > 0 ? reader.errors : ['cannot be read'])
       return null
@@ -116,7 +124,8 @@ async function importCatalogueEvents(
 
     /** A prompt: written, refused, or (`last` false, its category unknown so far) deferred. */
     const prompt = async (raw: unknown, index: number, line: number | null, last: boolean): Promise<'deferred' | 'done'> => {
-      const input = read('prompts', index, line, raw, PROMPT_FIELDS, parsePrompt)
+      // A prompt read again at the end (its category came later) had its warnings reported the first time.
+      const input = read('prompts', index, line, raw, PROMPT_FIELDS, parsePrompt, last)
       if (input === null) return 'done'
       const subs = await categoryOf(input.categoryId)
       if (subs === null || (input.subcategoryId !== null && !subs.has(input.subcategoryId))) {

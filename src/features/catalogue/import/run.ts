@@ -48,8 +48,9 @@ export async function importPaths(target: ImportTarget, paths: string[], opts: I
         continue
       }
       if (folders.length === 0) reports.push(unreadable(path, 'skill', 'no SKILL.md in this folder or in its subfolders'))
+      const namesSeen = new Map<string, string>()
       for (const [i, folder] of folders.entries()) {
-        reports.push(await importSkillFolder(target, folder, { category: opts.category, dryRun: opts.dryRun, source: path }))
+        reports.push(await importSkillFolder(target, folder, { category: opts.category, dryRun: opts.dryRun, source: path, namesSeen }))
         opts.onProgress?.(path, { records: i + 1, bytes: i + 1, totalBytes: folders.length })
       }
       continue

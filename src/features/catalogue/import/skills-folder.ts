@@ -75,7 +75,12 @@ export function splitAllowedTools(value: string): string[] {
 export async function importSkillFolder(
   target: ImportTarget,
   folder: string,
-  opts: FileImportOptions & { category?: string; source?: string } = {},
+  opts: FileImportOptions & {
+    category?: string
+    source?: string
+    /** the skills' names already read from the same path, with their folders: a name twice is refused the second time */
+    namesSeen?: Map<string, string>
+  } = {},
 ): Promise<FileReport> {
   const file = join(folder, SKILL_FILE)
   const report = newReport(file, 'skill', opts.source)
@@ -169,7 +174,12 @@ export async function importSkillFolder(
   const bodyLine = match[0].split('\n').length // the line after the closing ---
   const bodyNul = unstorable(body, { surrogates: false })
   if (bodyNul) fail(bodyLine + (body.slice(0, bodyNul.index).match(/\n/g)?.length ?? 0), `"instructions" ${bodyNul.problem}`)
+  // As a JSON catalogue refuses a skill name given twice: the later folder would replace the earlier
+  // one's skill on every import, and a re-import would never be unchanged.
+  const first = typeof name === 'string' ? opts.namesSeen?.get(name) : undefined
+  if (first !== undefined) fail(keyLine('name'), `duplicate skill name "${name}": ${first} has it too, and only the first is imported`)
   if (report.errors.length > 0) return refused()
+  opts.namesSeen?.set(name as string, relative(opts.source ?? folder, folder) || folder)
 
   let category = opts.category ?? metadata?.category ?? 'general'
   if (!isSlug(category)) {
