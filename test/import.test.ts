@@ -740,6 +740,39 @@ describe('promptlib import (a real process)', async () => {
     expect(welcome!.title).toBe('Welcome email sequence')
     expect(cli(['import'], env).code).toBe(2)
     expect(cli(['import', fx('prompts.csv'), '--category', 'Not A Slug'], env).code).toBe(2)
+  })
+
+  // Each file was dry-run in a transaction of its own: a CSV whose subcategory a catalogue before
+  // it defines was reported failing, where the real import succeeded.
+  test('a dry run of several paths reports what the import would do: each file sees the ones before it, a refused one undone alone', async () => {
+    const env = await processEnv()
+    const dir = tempDir()
+    const cats = join(dir, 'cats.json')
+    writeFileSync(
+      cats,
+      JSON.stringify({
+        format: 'promptlib-catalogue',
+        version: 1,
+        categories: [{ id: 'c1', name: 'C1', subcategories: [{ id: 's1', name: 'S1' }] }],
+      }),
+    )
+    const broken = join(dir, 'broken.json')
+    writeFileSync(
+      broken,
+      '{"format": "promptlib-catalogue", "version": 1, "categories": [{"id": "c2", "name": "C2", "subcategories": [{"id": "s2", "name": "S2"}]}], "prompts": [',
+    )
+    const csv = join(dir, 'p.csv')
+    writeFileSync(
+      csv,
+      'id,act,prompt,category,subcategory\n"3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e5f","t","p","c1","s1"\n"3f1c2b4e-8d7a-4c1e-9b2f-0a1b2c3d4e60","u","q","c2","s2"\n',
+    )
+    const dry = cli(['import', '--dry-run', cats, broken, csv], env)
+    const real = cli(['import', cats, broken, csv], env)
+    const summaries = (out: string) => out.replace(/dry run, nothing written: /g, '').replace(/ \([\d.]+ s[^)]*\)/g, '')
+    expect(summaries(dry.stdout)).toBe(summaries(real.stdout))
+    expect(dry.stdout).toContain(`${csv}: dry run, nothing written: 1 added, 0 updated, 0 unchanged, 1 failed`)
+    expect(dry.stderr.replace(/ \([\d.]+ s[^)]*\)/g, '')).toBe(real.stderr.replace(/ \([\d.]+ s[^)]*\)/g, ''))
+    expect([dry.code, real.code]).toEqual([1, 1])
     expect(cli(['import', join(env.DATA_DIR!, 'missing.json')], env).stderr).toContain('no such file or folder')
   })
 

@@ -2,6 +2,7 @@
 // Agent Skills folders, streamed record by record. Problems go to stderr as `file:line: error: …`;
 // on a terminal a progress bar (records, MB/s, time left) is drawn on stderr; each path ends with
 // one summary line on stdout. Exit 1 when any record or file had errors.
+import type { Tx } from '../db/storage'
 import { enterBulkMode } from '../db/sqlite/bulk'
 import { createCatalogue, type FileReport, formatIssue, type ImportProgress } from '../features/catalogue'
 import { createSkills } from '../features/skills'
@@ -95,14 +96,21 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
   const bar = progressBar()
   const results: { source: string; reports: FileReport[]; seconds: number }[] = []
   let current: string | null = null
-  try {
+  const importAll = async (tx?: Tx) => {
     for (const path of paths) {
       current = path
       const started = performance.now()
-      const reports = await catalogue.importPaths([path], { category, dryRun, onProgress: bar.update })
+      const reports = await catalogue.importPaths([path], { category, dryRun: dryRun && !tx, tx, onProgress: bar.update })
       results.push({ source: path, reports, seconds: (performance.now() - started) / 1000 })
     }
     current = null
+  }
+  try {
+    // A dry run of several paths: every file in one transaction (each in a savepoint), rolled back
+    // at the end, so a file sees what the paths before it would have written, as in the real run.
+    if (dryRun && paths.length > 1)
+      await storage.transaction((tx) => importAll(tx).then(() => Promise.reject(new DryRunOver()))).catch(ignoreDryRunOver)
+    else await importAll()
     const written = results.flatMap((r) => r.reports).reduce((n, r) => n + r.created + r.updated, 0)
     if (!dryRun && written >= OPTIMIZE_AFTER) await catalogue.optimizeSearchIndex()
   } catch (error) {
@@ -129,4 +137,10 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
   }
   for (const { source, reports, seconds } of results) ctx.out(summary(source, reports, seconds, dryRun))
   return failed ? 1 : 0
+}
+
+/** Ends a dry run's transaction: thrown to roll it back. */
+class DryRunOver extends Error {}
+const ignoreDryRunOver = (error: unknown) => {
+  if (!(error instanceof DryRunOver)) throw error
 }

@@ -21,6 +21,8 @@ export type Tx = { readonly engine: 'sqlite'; readonly db: SqliteDb } | { readon
 interface StorageBase {
   /** One write transaction around async work; nested calls with the same `tx` join it. */
   transaction<T>(fn: (tx: Tx) => Promise<T>, tx?: Tx): Promise<T>
+  /** `fn` inside `tx`, undone alone when it throws (a savepoint); the error goes on. */
+  savepoint<T>(fn: (tx: Tx) => Promise<T>, tx: Tx): Promise<T>
   /**
    * A read-only transaction: every read inside it (through `tx`) sees one committed state of the
    * database while others keep writing (an export). Never blocks writers.

@@ -77,6 +77,8 @@ export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): P
     unprepared,
     use: (tx) => (tx ? txOf(tx) : db),
     transaction: (fn, tx) => (tx ? fn(tx) : db.transaction((t) => fn({ engine: 'postgres', db: t }))),
+    // drizzle runs a transaction inside a transaction as a savepoint.
+    savepoint: (fn, tx) => txOf(tx).transaction((t) => fn({ engine: 'postgres', db: t })),
     snapshot: (fn) => db.transaction((t) => fn({ engine: 'postgres', db: t }), { isolationLevel: 'repeatable read', accessMode: 'read only' }),
     async healthy() {
       try {

@@ -27,6 +27,7 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     throw error
   }
   const lock = new WriteLock()
+  let savepoints = 0
   const fileReadable = healthProbe(file)
   let lockTimeoutMs = options.lockTimeoutMs ?? REQUEST_LOCK_TIMEOUT_MS
   const begin = writer.$client.prepare('BEGIN IMMEDIATE')
@@ -103,6 +104,21 @@ export function openSqlite(file: string, { singleConnection = false, ...options 
     async transaction(fn, tx) {
       if (tx) return fn(tx)
       return writeTransaction(() => fn(inTx))
+    },
+
+    async savepoint(fn, tx) {
+      const client = connectionOf(tx).$client
+      const name = `savepoint_${++savepoints}`
+      client.run(`SAVEPOINT ${name}`)
+      try {
+        const result = await fn(tx)
+        client.run(`RELEASE ${name}`)
+        return result
+      } catch (error) {
+        client.run(`ROLLBACK TO ${name}`)
+        client.run(`RELEASE ${name}`)
+        throw error
+      }
     },
 
     async snapshot(fn) {

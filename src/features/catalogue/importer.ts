@@ -12,7 +12,7 @@ import type { CatalogueStore } from './store'
 import type { PromptSearch } from './search'
 
 export interface ImporterDeps {
-  storage: Pick<Storage, 'transaction'>
+  storage: Pick<Storage, 'transaction' | 'savepoint'>
   store: CatalogueStore
   search: PromptSearch
   skills: SkillsService
@@ -22,7 +22,8 @@ export interface ImporterDeps {
 
 export function createImporter({ storage, store, search, skills, noteWrite }: ImporterDeps) {
   const target: ImportTarget = {
-    transaction: (fn, tx) => storage.transaction(fn, tx),
+    // A file joined to a larger transaction (the demo's, a dry run of several files) is undone alone when refused.
+    transaction: (fn, tx) => (tx ? storage.savepoint(fn, tx) : storage.transaction(fn)),
     catalogue: store,
     skills,
     async deferIndexWork(tx, written) {

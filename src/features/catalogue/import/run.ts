@@ -8,11 +8,14 @@ import { importCatalogueFile } from './json'
 import { addError, type FileReport, newReport, type Progress } from './report'
 import { importSkillFolder, isDirectory, skillFolders } from './skills-folder'
 import type { ImportTarget } from './target'
+import type { Tx } from '../../../db/storage'
 
 export interface ImportOptions {
   category?: string
   /** validate and count everything, then roll back: nothing is written */
   dryRun?: boolean
+  /** run every file inside this transaction (each in a savepoint of its own) instead of one of its own */
+  tx?: Tx
   /** how far the file being imported is (a folder of skills: files done of all) */
   onProgress?: (file: string, progress: Progress) => void
 }
@@ -32,6 +35,7 @@ export async function importPaths(target: ImportTarget, paths: string[], opts: I
       file: path,
       source: path,
       dryRun: opts.dryRun,
+      tx: opts.tx,
       onProgress: (progress) => opts.onProgress?.(path, progress),
     }
     if (!existsSync(path)) {
@@ -50,7 +54,7 @@ export async function importPaths(target: ImportTarget, paths: string[], opts: I
       if (folders.length === 0) reports.push(unreadable(path, 'skill', 'no SKILL.md in this folder or in its subfolders'))
       const namesSeen = new Map<string, string>()
       for (const [i, folder] of folders.entries()) {
-        reports.push(await importSkillFolder(target, folder, { category: opts.category, dryRun: opts.dryRun, source: path, namesSeen }))
+        reports.push(await importSkillFolder(target, folder, { category: opts.category, dryRun: opts.dryRun, tx: opts.tx, source: path, namesSeen }))
         opts.onProgress?.(path, { records: i + 1, bytes: i + 1, totalBytes: folders.length })
       }
       continue
