@@ -199,6 +199,9 @@ describe('not configured', () => {
     await problem(await bare.request('/api/payments/webhook', { method: 'POST', body: '{}' }), 503, 'payments_not_configured')
     await problem(await bare.request('/api/payments/altpay/webhook', { method: 'POST', body: '{}' }), 503, 'payments_not_configured')
     expect((await bare.request('/api/payments/altpay/return?token=X')).headers.get('location')).toBe('http://localhost:8000/billing?status=error')
+    // Refusals the server chose: a warning each, never an error line with a stack (a bot probing these paths would raise alarms).
+    expect(bare.log.lines().filter((l) => l.level === 'error')).toEqual([])
+    expect(bare.log.lines().filter((l) => l.code === 'payments_not_configured' && l.level === 'warn')).toHaveLength(4)
 
     const partial = await paymentsApp({ STRIPE_PRICE_PRO: '', PAYPAL_PLAN_STARTER: '', PAYPAL_WEBHOOK_ID: '' })
     try {

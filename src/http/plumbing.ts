@@ -15,7 +15,13 @@ export function plumbing({ log }: { log: Logger }) {
     else if (problem.code === 'database_busy')
       log.warn('database busy: a write waited its whole lock timeout', { request_id: requestInfo(request).id, route })
     else if (isUnstorableText(error)) log.warn('a NUL reached PostgreSQL; refused', { request_id: requestInfo(request).id, route })
-    else if (problem.status >= 500) log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
+    else if (problem.status >= 500) {
+      // A refusal the code chose (payments not configured here, a provider down): said, not an
+      // alarm. A bot probing an install without payments would otherwise write error lines with stacks.
+      if (error instanceof ProblemError && problem.code !== 'internal_error')
+        log.warn('answered with a server-side refusal', { request_id: requestInfo(request).id, route, status: problem.status, code: problem.code })
+      else log.error('unhandled error', { request_id: requestInfo(request).id, route, error })
+    }
     set.status = problem.status
     return problemResponse(problem)
   })
