@@ -232,7 +232,7 @@ describe('skills: pro and up', () => {
     const other = await makeTestApp({ DEMO_CATALOGUE: 'false' })
     const reports = await other.services.catalogue.importPaths([dir])
     expect(reports.flatMap((r) => r.errors)).toEqual([])
-    const fields = ({ name, description, category, tags, license, compatibility, allowed_tools, instructions }: Record<string, unknown>) => ({
+    const fields = ({
       name,
       description,
       category,
@@ -240,12 +240,27 @@ describe('skills: pro and up', () => {
       license,
       compatibility,
       allowed_tools,
+      metadata,
+      instructions,
+    }: Record<string, unknown>) => ({
+      name,
+      description,
+      category,
+      tags,
+      license,
+      compatibility,
+      allowed_tools,
+      metadata,
       instructions,
     })
     for (const resource of resources) {
       expect(fields(await other.services.skills.get(resource.name))).toEqual(fields(await t.services.skills.get(resource.name)))
     }
     expect(resources.length).toBeGreaterThan(5)
+    // Into the catalogue it was read from: the same skills, nothing written (metadata included,
+    // where the category and tags the SKILL.md carries in it were stored as metadata too).
+    const again = await t.services.catalogue.importPaths([dir])
+    expect(again.map((r) => [r.created, r.updated, r.failed])).toEqual(again.map(() => [0, 0, 0]))
   })
 
   test('resources below pro: empty lists, and a read refused with upgrade_required; an unknown skill is resource-not-found', async () => {

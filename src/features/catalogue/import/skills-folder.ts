@@ -197,6 +197,10 @@ export async function importSkillFolder(
     fail(null, `cannot list the skill's files: ${(error as Error).message}`)
     return refused()
   }
+  // metadata.category and metadata.tags are the skill's category and tags, kept in those fields
+  // and written back there in a SKILL.md (MCP's resources): the rest is the skill's metadata. So a
+  // SKILL.md read through MCP imports back to the same skill, whichever way the skill came in.
+  const { category: _category, tags: _tags, ...otherMetadata } = metadata ?? {}
   const skill: SkillInput = {
     id: name as string,
     name: name as string,
@@ -206,7 +210,7 @@ export async function importSkillFolder(
     license,
     compatibility,
     allowedTools,
-    metadata,
+    metadata: Object.keys(otherMetadata).length > 0 ? otherMetadata : null,
     files,
     instructions: body,
   }
