@@ -232,27 +232,8 @@ describe('skills: pro and up', () => {
     const other = await makeTestApp({ DEMO_CATALOGUE: 'false' })
     const reports = await other.services.catalogue.importPaths([dir])
     expect(reports.flatMap((r) => r.errors)).toEqual([])
-    const fields = ({
-      name,
-      description,
-      category,
-      tags,
-      license,
-      compatibility,
-      allowed_tools,
-      metadata,
-      instructions,
-    }: Record<string, unknown>) => ({
-      name,
-      description,
-      category,
-      tags,
-      license,
-      compatibility,
-      allowed_tools,
-      metadata,
-      instructions,
-    })
+    const KEPT = ['name', 'description', 'category', 'tags', 'license', 'compatibility', 'allowed_tools', 'metadata', 'instructions']
+    const fields = (skill: Record<string, unknown>) => Object.fromEntries(KEPT.map((key) => [key, skill[key]]))
     for (const resource of resources) {
       expect(fields(await other.services.skills.get(resource.name))).toEqual(fields(await t.services.skills.get(resource.name)))
     }

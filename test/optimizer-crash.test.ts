@@ -8,8 +8,8 @@ import type { Storage } from '../src/db/storage'
 import { currentProcess, HEARTBEAT_TIMEOUT_MS, isDead, processStartTime, type Registration } from '../src/features/optimizer/instances'
 import { pgOptimizerStore } from '../src/features/optimizer/store.pg'
 import { sqliteOptimizerStore } from '../src/features/optimizer/store.sqlite'
-import { json, register } from './support/app'
-import { FakeLlm } from './support/fake-llm'
+import { json, register, type TestApp } from './support/app'
+import { FakeLlm, type FakeLlmScript } from './support/fake-llm'
 import { type ServerProcess, startServer } from './support/process'
 import { historyRows, makeOptimizerApp, optimize, optimizerServerEnv, setTier, storageOf } from './support/optimizer'
 import { sqlRows, sqlRun } from './support/sql'
@@ -217,54 +217,52 @@ describe('the sweep of dead processes (on the database, both engines)', () => {
     expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
   })
 
-  test('a stream that outlives a sweep of its row (a stalled heartbeat) is not refunded twice when it then fails', async () => {
+  /**
+   * A starter who ran one optimization, then a second whose upstream answers as `script` says
+   * after 300 ms; before that, a sweep takes its row for a dead process's (a stalled heartbeat)
+   * and gives its unit back. Then `check` reads what the stream does next.
+   */
+  async function outlivedSweep(script: FakeLlmScript, check: (t: TestApp, reader: SseReader, token: string, userId: string) => Promise<void>) {
     const slow = new FakeLlm()
     try {
       const t = await makeOptimizerApp({ upstreamUrl: slow.url })
       const { token, user } = await register(t)
       await setTier(t, user.id, 'starter')
       await (await optimize(t, token, { prompt: 'x', mode: 'enhance' })).text()
-      // The upstream fails before any text, after the sweep took the row for a dead process's.
-      slow.script = { headerDelayMs: 300, status: 500 }
+      slow.script = { headerDelayMs: 300, ...script }
       const reader = new SseReader(await optimize(t, token, { prompt: 'x', mode: 'enhance' }))
       expect((await reader.next())!.event).toBe('start')
       await sqlRun(t.storage, "UPDATE optimization_history SET instance_id = 'ghost' WHERE status = 'running'")
       expect(await t.services.optimizer.sweepDeadInstances(self)).toBe(1)
       expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
+      await check(t, reader, token, user.id)
+    } finally {
+      slow.stop()
+    }
+  }
+
+  test('a stream that outlives a sweep of its row (a stalled heartbeat) is not refunded twice when it then fails', async () => {
+    // The upstream fails before any text.
+    await outlivedSweep({ status: 500 }, async (t, reader, token, userId) => {
       const rest = await reader.all()
       expect(rest.at(-1)!.data.code).toBe('upstream_error')
       // the stream's own end is recorded, but its unit came back once only
-      expect((await historyRows(t.storage, user.id)).map((r) => [r.status, r.error_code])).toEqual([
+      expect((await historyRows(t.storage, userId)).map((r) => [r.status, r.error_code])).toEqual([
         ['completed', null],
         ['failed', 'upstream_error'],
       ])
       expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
-    } finally {
-      slow.stop()
-    }
+    })
   })
 
   // A process stalled past the heartbeat timeout (a paused VM) is taken for dead, its run ended
   // and refunded; when it went on and delivered, the run was recorded completed and never counted.
   test('a stream that outlives a sweep of its row and then delivers is counted again', async () => {
-    const slow = new FakeLlm()
-    try {
-      const t = await makeOptimizerApp({ upstreamUrl: slow.url })
-      const { token, user } = await register(t)
-      await setTier(t, user.id, 'starter')
-      await (await optimize(t, token, { prompt: 'x', mode: 'enhance' })).text()
-      slow.script = { headerDelayMs: 300, tokens: ['delivered ', 'after all'] }
-      const reader = new SseReader(await optimize(t, token, { prompt: 'x', mode: 'enhance' }))
-      expect((await reader.next())!.event).toBe('start')
-      await sqlRun(t.storage, "UPDATE optimization_history SET instance_id = 'ghost' WHERE status = 'running'")
-      expect(await t.services.optimizer.sweepDeadInstances(self)).toBe(1)
-      expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(1)
+    await outlivedSweep({ tokens: ['delivered ', 'after all'] }, async (t, reader, token, userId) => {
       expect((await reader.all()).at(-1)!.event).toBe('done')
-      expect((await historyRows(t.storage, user.id)).map((r) => r.status)).toEqual(['completed', 'completed'])
+      expect((await historyRows(t.storage, userId)).map((r) => r.status)).toEqual(['completed', 'completed'])
       expect((await json(await t.request('/api/user/me', { token }))).usage.optimizations_today).toBe(2)
-    } finally {
-      slow.stop()
-    }
+    })
   })
 
   test('a registration that beat after the sweep read it is not removed; a removed one registers again with its next beat', async () => {
