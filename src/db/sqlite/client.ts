@@ -1,6 +1,6 @@
 // bun:sqlite behind Drizzle: opening a connection with the pragmas every connection needs.
 import { Database as SqliteDatabase, type SQLQueryBindings, SQLiteError, type Statement } from 'bun:sqlite'
-import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import type { SqliteDb } from '../storage'
@@ -89,10 +89,22 @@ export function openDatabase(file: string, { lockTimeoutMs = REQUEST_LOCK_TIMEOU
   return drizzle({ client: sqlite }) as Db
 }
 
+/**
+ * A database file that does not exist yet is created empty, 0600, before SQLite opens it. One that
+ * exists is never opened here: POSIX drops every lock a process holds on a file when any of its
+ * descriptors of that file is closed, so opening and closing it beside an open connection (the
+ * reader is opened after the writer) took the writer's SHARED lock away. Another process's SQLite
+ * then believed itself alone, and on closing deleted the live -wal with the writes it held.
+ */
 function createPrivately(file: string): void {
+  if (existsSync(file)) return
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
-  // 'a' creates the file when missing and leaves an existing one (and its mode) alone.
-  closeSync(openSync(file, 'a', 0o600))
+  try {
+    closeSync(openSync(file, 'wx', 0o600))
+  } catch (error) {
+    // Another process created it between the check and here: theirs stands.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
 }
 
 const RETRY_EVERY_MS = 25
