@@ -125,9 +125,10 @@ export function replaceToken(token: string) {
   update({ token })
 }
 
-export function signOut() {
+/** Ends the session here; `notice` says why when the user did not ask (shown once). */
+export function signOut(notice: string | null = null) {
   storeToken(null)
-  update({ token: null, me: null, notice: null })
+  update({ token: null, me: null, notice })
   favoriteIds = null
 }
 

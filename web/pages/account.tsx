@@ -33,14 +33,22 @@ function PasswordForm({ me }: { me: Me }) {
     setDone(false)
     try {
       await sendJson('POST', '/user/password', hasPassword ? { current_password: current, new_password: next } : { new_password: next })
+    } catch (err) {
+      setError(err)
+      setBusy(false)
+      return
+    }
+    try {
       // Every login token issued before the change stops working, this one included: log in again with the new password.
       const answer = await sendJson<{ access_token: string }>('POST', '/auth/login', { email: me.email, password: next }, { token: null })
       replaceToken(answer.access_token)
       setCurrent('')
       setNext('')
       setDone(true)
-    } catch (err) {
-      setError(err)
+    } catch {
+      // The password did change; only the new login failed (the connection, say). This session's
+      // token no longer works: the user logs in again, with the new password.
+      signOut('Your password was changed. Log in again with the new one.')
     } finally {
       setBusy(false)
     }

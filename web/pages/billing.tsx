@@ -33,6 +33,7 @@ function CheckoutButtons({ tier, card, wallet }: { tier: Tier['id']; card: boole
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState<'card' | 'wallet' | null>(null)
   const pay = async (provider: 'card' | 'wallet') => {
+    if (busy !== null) return
     setBusy(provider)
     setError(null)
     try {
@@ -51,13 +52,14 @@ function CheckoutButtons({ tier, card, wallet }: { tier: Tier['id']; card: boole
   return (
     <div class="checkout">
       <div class="actions">
+        {/* aria-disabled, not disabled, while it waits: a disabled button drops the keyboard's focus. */}
         {card && (
-          <button type="button" class="primary" disabled={busy !== null} onClick={() => pay('card')}>
+          <button type="button" class="primary" aria-disabled={busy !== null} onClick={() => pay('card')}>
             {busy === 'card' ? 'Opening the checkout…' : `Pay by card for ${name}`}
           </button>
         )}
         {wallet && (
-          <button type="button" class="secondary" disabled={busy !== null} onClick={() => pay('wallet')}>
+          <button type="button" class="secondary" aria-disabled={busy !== null} onClick={() => pay('wallet')}>
             {busy === 'wallet' ? 'Opening PayPal…' : `Pay with PayPal for ${name}`}
           </button>
         )}

@@ -9,6 +9,9 @@ import { useLocation } from '../router'
 import { refreshMe, useSession } from '../session'
 import { CopyButton, ErrorNotice, Field, Loading, Notice, Page, SignInPrompt, useApi } from '../ui'
 
+/** How long after a Stop the history is read again (the server records the stop within milliseconds). */
+const STOP_RECORDED_MS = 750
+
 const MAX_PROMPT = 20_000
 
 type RunStatus = 'streaming' | 'done' | 'stopped' | 'failed'
@@ -216,8 +219,12 @@ export function OptimizerPage() {
         set({ status: 'failed', error: new ApiError({ status: 0, code: 'stream_cut', detail: 'The stream ended before the rewrite was complete.' }) })
       reader.cancel().catch(() => {})
     } catch (error) {
-      if (isAbort(error)) set({ status: 'stopped' })
-      else set({ status: 'failed', error })
+      if (isAbort(error)) {
+        set({ status: 'stopped' })
+        // The server records the stop once it sees the connection close, a moment after this:
+        // the history is read again then, or its entry would say "running" until the next run.
+        setTimeout(() => setHistoryRound((r) => r + 1), STOP_RECORDED_MS)
+      } else set({ status: 'failed', error })
     } finally {
       controller.current = null
       setHistoryRound((r) => r + 1)
