@@ -85,8 +85,8 @@ const DOCUMENTATION = {
 }
 
 /**
- * The document the plugin's generator writes from the route schemas, finished (openapi-finish.ts);
- * the plugin's own routes are not used: its document is served as generated, with what the
+ * The document the plugin's generator writes from the route schemas, finished (openapi-finish.ts).
+ * The plugin itself is not mounted: its route would serve the document unfinished, with what the
  * generator cannot say (problem+json, 204 without a body, headers) wrong or missing.
  */
 export function apiDocs() {
